@@ -1,0 +1,1 @@
+//! cat language: parser and interpreter over bitset relations.

@@ -1,0 +1,1 @@
+//! Execution: events, candidates, judging.

@@ -1,0 +1,281 @@
+//! Program IR: what every litmus front end produces and the executor consumes.
+//!
+//! A [`Test`] is architecture-neutral: instructions carry *tags* (upper-case
+//! names such as `RLX`, `ACQ`, `GPU`, `MFENCE`) which the executor copies onto
+//! the events they generate. Memory models refer to those tags as event sets,
+//! so a new dialect or qualifier needs no change in the engine, only a front
+//! end that emits the tag and a model that uses it.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Index of a location in [`Test::locations`].
+pub type LocId = usize;
+
+/// A position in a source file, 1-based, used to point errors at their origin.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Pos {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column (in characters).
+    pub col: u32,
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// A run-time value: an integer or the address of a location (`x=&y`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Value {
+    /// A plain integer.
+    Int(i64),
+    /// The address of a location.
+    Addr(LocId),
+}
+
+impl Value {
+    /// The integer, if this value is one.
+    pub fn as_int(self) -> Option<i64> {
+        match self {
+            Value::Int(v) => Some(v),
+            Value::Addr(_) => None,
+        }
+    }
+}
+
+/// The dialect a thread's code is written in. Compound tests mix them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arch {
+    /// NVIDIA PTX (Dat3M/herd dialect).
+    Ptx,
+    /// x86 in herd syntax.
+    X86,
+}
+
+impl Arch {
+    /// The name used in litmus headers (`PTX`, `X86`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::Ptx => "PTX",
+            Arch::X86 => "X86",
+        }
+    }
+}
+
+/// A shared memory location declared (or first used) by the test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Location {
+    /// Source name, e.g. `x`.
+    pub name: String,
+    /// Initial value (0 unless the init block says otherwise).
+    pub init: Value,
+}
+
+/// One level of the scope tree a thread sits in, e.g. `("gpu", 0)`.
+///
+/// A thread's placement lists levels from the outermost (below the implicit
+/// system root) to the innermost: `P0@cta 1,gpu 0` is `[("gpu",0), ("cta",1)]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ScopeLevel {
+    /// Level name in lower case (`gpu`, `cta`, `wg`, `dev`, `cpu`, ...).
+    pub level: String,
+    /// Instance number at that level.
+    pub id: u32,
+}
+
+/// A register name as written in the source (`r0`, `EAX`).
+pub type Reg = String;
+
+/// An instruction operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// Current value of a register.
+    Reg(Reg),
+    /// A constant.
+    Imm(Value),
+}
+
+/// A memory address operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Address {
+    /// A location named directly (`[x]`, `x`).
+    Loc(LocId),
+    /// A register holding an address (`[r1]`), resolved at execution.
+    Reg(Reg),
+}
+
+/// Binary operations of the local (register-only) instructions and RMWs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    And,
+    Or,
+    Xor,
+    Min,
+    Max,
+}
+
+/// Comparisons used by conditional branches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// What a read-modify-write computes from the old value `old`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RmwOp {
+    /// `new = old op operand`.
+    Bin(BinOp, Operand),
+    /// `new = operand` (exchange).
+    Exch(Operand),
+    /// Compare-and-swap: writes `new` only when `old == expected`;
+    /// otherwise it is a lone read (no write event).
+    Cas { expected: Operand, new: Operand },
+    /// CUDA `inc`: `new = (old >= bound) ? 0 : old + 1`.
+    Inc(Operand),
+    /// CUDA `dec`: `new = (old == 0 || old > bound) ? bound : old - 1`.
+    Dec(Operand),
+}
+
+/// Kinds of execution barriers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarrierKind {
+    /// Waits for all participants (`bar.sync`, `barrier.sync`).
+    Sync,
+    /// Signals without waiting (`bar.arrive`).
+    Arrive,
+    /// Reduction barrier (`bar.red`), synchronises like `Sync`.
+    Red,
+}
+
+/// One instruction of a thread, with the tags its events will carry.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InstrKind {
+    /// Memory read into `dst`.
+    Load { dst: Reg, addr: Address },
+    /// Memory write of `src`.
+    Store { addr: Address, src: Operand },
+    /// Atomic read-modify-write; `dst` receives the old value (None for `red`).
+    Rmw { dst: Option<Reg>, addr: Address, op: RmwOp },
+    /// A fence; its flavour is in the tags.
+    Fence,
+    /// An execution barrier. Two barriers match when they are in the same
+    /// scope instance, have equal `id` and `count` values and the same
+    /// per-thread instance number (see docs/decisions.md).
+    Barrier { kind: BarrierKind, id: Operand, count: Option<Operand> },
+    /// `dst = src`.
+    Mov { dst: Reg, src: Operand },
+    /// `dst = a op b`.
+    Op { dst: Reg, op: BinOp, a: Operand, b: Operand },
+    /// Conditional jump to `target` when `a cmp b`.
+    Branch { cmp: CmpOp, a: Operand, b: Operand, target: String },
+    /// Unconditional jump.
+    Goto { target: String },
+    /// A jump target.
+    Label(String),
+}
+
+/// An instruction with its source position and event tags.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instr {
+    pub kind: InstrKind,
+    /// Upper-case tags copied onto every event the instruction produces,
+    /// e.g. `["ACQ", "GPU"]` for `ld.acquire.gpu`, `["MFENCE"]` for `MFENCE`.
+    pub tags: Vec<String>,
+    /// Where the instruction is in the source.
+    pub pos: Pos,
+    /// The instruction as written, for reports (`ld.acquire.gpu r1, y`).
+    pub text: String,
+}
+
+/// A thread of the test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Thread {
+    /// Thread number `N` of `PN`.
+    pub id: usize,
+    /// Dialect of the code.
+    pub arch: Arch,
+    /// Place in the scope tree (outermost first, the system root implicit).
+    pub placement: Vec<ScopeLevel>,
+    /// Registers given an initial value in the init block.
+    pub reg_init: Vec<(Reg, Value)>,
+    /// The code, in program order, labels included.
+    pub code: Vec<Instr>,
+}
+
+/// A term of a final condition.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    /// Final value of register `reg` of thread `thread`.
+    Reg { thread: usize, reg: Reg },
+    /// Final value of a memory location.
+    Loc(LocId),
+    /// A constant.
+    Const(Value),
+}
+
+/// A proposition over final states.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Prop {
+    True,
+    False,
+    /// `a == b` (`Eq`) or `a != b` (`Ne`), etc.
+    Cmp(CmpOp, Term, Term),
+    Not(Box<Prop>),
+    And(Box<Prop>, Box<Prop>),
+    Or(Box<Prop>, Box<Prop>),
+}
+
+/// The quantifier of a final condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantifier {
+    /// `exists p`: validated when some allowed execution satisfies `p`.
+    Exists,
+    /// `~exists p`: validated when no allowed execution satisfies `p`.
+    NotExists,
+    /// `forall p`: validated when every allowed execution satisfies `p`.
+    Forall,
+}
+
+/// The final condition of a test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Condition {
+    pub quantifier: Quantifier,
+    pub prop: Prop,
+}
+
+/// A parsed litmus test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Test {
+    /// Architecture named on the first line (`PTX`, `X86`, ...).
+    pub arch: String,
+    /// Test name from the first line.
+    pub name: String,
+    /// The file it came from, if any.
+    pub file: Option<PathBuf>,
+    /// Memory locations; `LocId` indexes this vector.
+    pub locations: Vec<Location>,
+    /// Threads, in header order.
+    pub threads: Vec<Thread>,
+    /// The final condition.
+    pub condition: Condition,
+    /// Extra observed terms from a `locations [...]` clause.
+    pub observed: Vec<Term>,
+}
+
+impl Test {
+    /// Looks a location up by name.
+    pub fn location(&self, name: &str) -> Option<LocId> {
+        self.locations.iter().position(|l| l.name == name)
+    }
+}

@@ -1,0 +1,1 @@
+//! Relations and sets over events as bitsets.
