@@ -6,6 +6,7 @@
 //! bitset relations → [`report`] herd-style text, JSON, DOT.
 
 pub mod cat;
+pub mod diag;
 pub mod exec;
 pub mod ir;
 pub mod litmus;
