@@ -6,9 +6,12 @@
 //! bitset relations → [`report`] herd-style text, JSON, DOT.
 
 pub mod cat;
+pub mod conformance;
 pub mod diag;
+pub mod driver;
 pub mod exec;
 pub mod ir;
 pub mod litmus;
+pub mod models;
 pub mod rel;
 pub mod report;

@@ -1,1 +1,306 @@
-fn main() {}
+//! The `litmix` command line.
+
+use clap::{Args, Parser, Subcommand};
+use litmix::driver::{FileOutcome, ModelCache, check_file, collect_paths};
+use litmix::exec::CheckOptions;
+use litmix::report;
+use rayon::prelude::*;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[derive(Parser)]
+#[command(name = "litmix", version, about = "Check litmus tests against GPU and CPU memory models")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check litmus tests (files or directories of *.litmus).
+    Run(RunArgs),
+    /// Time the checks of whole suites: tests/second and the slowest tests.
+    Bench(BenchArgs),
+    /// Compare litmix's verdicts with a manifest of expected verdicts.
+    Conform(ConformArgs),
+    /// List the built-in models.
+    Models,
+}
+
+#[derive(Args)]
+struct ConformArgs {
+    /// Manifest `test,model,Ok|No`; test paths are relative to its folder.
+    #[arg(long, default_value = "../shared/oracles/dat3m/expected.csv")]
+    expected: PathBuf,
+    /// Known differences `test,model,oracle,litmix,reason`.
+    #[arg(long, default_value = "tests/known-differences.csv")]
+    known: PathBuf,
+    /// Only these models (comma-separated); default all in the manifest.
+    #[arg(long, value_delimiter = ',')]
+    models: Vec<String>,
+    #[command(flatten)]
+    limits: Limits,
+}
+
+#[derive(Args, Clone)]
+struct Limits {
+    /// Times a backward jump may be taken on one path.
+    #[arg(long, default_value_t = 2)]
+    unroll: usize,
+    /// Give up on a test after this many candidate executions.
+    #[arg(long, default_value_t = 20_000_000)]
+    max_candidates: u64,
+    /// Give up on a test whose thread path has more events than this.
+    #[arg(long, default_value_t = 256)]
+    max_events: usize,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Model: a built-in name (see `litmix models`) or a .cat file. Default: by the test's arch.
+    #[arg(long)]
+    model: Option<String>,
+    /// One JSON object per test per line.
+    #[arg(long)]
+    json: bool,
+    /// Explain each outcome of the condition the model forbids (axiom and cycle).
+    #[arg(long)]
+    why: bool,
+    /// Write Graphviz files of witness executions into this directory.
+    #[arg(long, value_name = "DIR")]
+    dot: Option<PathBuf>,
+    #[command(flatten)]
+    limits: Limits,
+    /// Litmus files or directories.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Model override (default: by arch).
+    #[arg(long)]
+    model: Option<String>,
+    /// How many of the slowest tests to list.
+    #[arg(long, default_value_t = 10)]
+    slowest: usize,
+    /// Repetitions of the whole run (the best is reported).
+    #[arg(long, default_value_t = 3)]
+    repeat: usize,
+    #[command(flatten)]
+    limits: Limits,
+    /// Files or directories (default: the PTX and X86 oracle suites in ../shared/oracles/dat3m).
+    paths: Vec<PathBuf>,
+}
+
+fn options(l: &Limits) -> CheckOptions {
+    CheckOptions {
+        unroll: l.unroll,
+        max_candidates: l.max_candidates,
+        max_events: l.max_events,
+        ..CheckOptions::default()
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run(a) => run(a),
+        Command::Bench(a) => bench(a),
+        Command::Conform(a) => conform(a),
+        Command::Models => {
+            for b in litmix::models::BUILTINS {
+                println!("{:8} {}", b.name, b.description);
+            }
+            for (a, t) in litmix::models::ALIASES {
+                println!("{a:8} alias of {t}");
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn progress(total: usize) -> Option<indicatif::ProgressBar> {
+    if total > 1 && std::io::stderr().is_terminal() {
+        let pb = indicatif::ProgressBar::new(total as u64);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(pb)
+    } else {
+        None
+    }
+}
+
+fn run(a: RunArgs) -> ExitCode {
+    let files = collect_paths(&a.paths);
+    if files.is_empty() {
+        eprintln!("litmix: no litmus files found in the given paths");
+        return ExitCode::from(2);
+    }
+    let mut opts = options(&a.limits);
+    opts.why = a.why;
+    opts.keep_witnesses = if a.dot.is_some() { 4 } else { 0 };
+    if let Some(dir) = &a.dot
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        eprintln!("litmix: cannot create {}: {e}", dir.display());
+        return ExitCode::from(2);
+    }
+    let cache = ModelCache::default();
+    let pb = progress(files.len());
+    let outcomes: Vec<FileOutcome> = files
+        .par_iter()
+        .map(|f| {
+            let o = check_file(f, a.model.as_deref(), &cache, &opts);
+            if let Some(pb) = &pb {
+                pb.inc(1);
+            }
+            o
+        })
+        .collect();
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    let mut failed = false;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for o in &outcomes {
+        match o {
+            FileOutcome::Failed { file, message } => {
+                failed = true;
+                if a.json {
+                    let _ = writeln!(out, "{}", report::json::error(file, message));
+                } else {
+                    eprintln!("{message}");
+                }
+            }
+            FileOutcome::Checked { file, test, result } => {
+                if a.json {
+                    let _ = writeln!(out, "{}", report::json::result(file, test, result));
+                } else {
+                    let _ = writeln!(out, "{}", report::herd::block(test, result));
+                    if a.why {
+                        let why = report::why::explain(test, result);
+                        if !why.is_empty() {
+                            let _ = writeln!(out, "{why}");
+                        }
+                    }
+                }
+                if let Some(dir) = &a.dot {
+                    for (i, w) in result.witnesses.iter().enumerate() {
+                        let title = format!("{} ({}) witness {}", result.test, result.model, i + 1);
+                        let path = dir.join(format!("{}-{}.dot", sanitize(&result.test), i + 1));
+                        if let Err(e) = std::fs::write(&path, report::dot::execution(test, &title, w)) {
+                            eprintln!("litmix: cannot write {}: {e}", path.display());
+                            failed = true;
+                        }
+                    }
+                    for (i, f) in result.forbidden.iter().enumerate() {
+                        let title = format!("{} ({}) forbidden by {}", result.test, result.model, f.failure.check);
+                        let path = dir.join(format!("{}-forbidden-{}.dot", sanitize(&result.test), i + 1));
+                        if let Err(e) = std::fs::write(&path, report::dot::execution(test, &title, &f.execution)) {
+                            eprintln!("litmix: cannot write {}: {e}", path.display());
+                            failed = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
+}
+
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "+-_.".contains(c) { c } else { '_' })
+        .collect()
+}
+
+fn bench(a: BenchArgs) -> ExitCode {
+    let paths = if a.paths.is_empty() {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/oracles/dat3m");
+        vec![root.join("PTX/Manual"), root.join("PTX/Nvidia"), root.join("X86")]
+            .into_iter()
+            .filter(|p| p.is_dir())
+            .collect()
+    } else {
+        a.paths.clone()
+    };
+    let files: Vec<PathBuf> = collect_paths(&paths)
+        .into_iter()
+        .filter(|p| !p.components().any(|c| c.as_os_str() == "proxy"))
+        .collect();
+    if files.is_empty() {
+        eprintln!("litmix bench: no litmus files found (pass paths, or place ../shared/oracles beside the repository)");
+        return ExitCode::from(2);
+    }
+    let opts = options(&a.limits);
+    let cache = ModelCache::default();
+    let mut best: Option<(f64, Vec<(String, f64, u64)>, usize)> = None;
+    for _ in 0..a.repeat.max(1) {
+        let errors = AtomicUsize::new(0);
+        let start = std::time::Instant::now();
+        let timings: Vec<(String, f64, u64)> = files
+            .par_iter()
+            .map(|f| {
+                let t = std::time::Instant::now();
+                let o = check_file(f, a.model.as_deref(), &cache, &opts);
+                let cands = match &o {
+                    FileOutcome::Checked { result, .. } => result.candidates,
+                    FileOutcome::Failed { .. } => {
+                        errors.fetch_add(1, Ordering::Relaxed);
+                        0
+                    }
+                };
+                (o.file().to_string(), t.elapsed().as_secs_f64(), cands)
+            })
+            .collect();
+        let wall = start.elapsed().as_secs_f64();
+        if best.as_ref().is_none_or(|b| wall < b.0) {
+            best = Some((wall, timings, errors.load(Ordering::Relaxed)));
+        }
+    }
+    let Some((wall, mut timings, errors)) = best else {
+        return ExitCode::from(2);
+    };
+    let n = timings.len();
+    let cands: u64 = timings.iter().map(|t| t.2).sum();
+    println!(
+        "{n} tests in {wall:.3} s ({:.0} tests/s, {} threads), {cands} candidate executions, {errors} failed",
+        n as f64 / wall,
+        rayon::current_num_threads()
+    );
+    timings.sort_by(|a, b| b.1.total_cmp(&a.1));
+    println!("slowest:");
+    for (f, t, c) in timings.iter().take(a.slowest) {
+        println!("  {:8.2} ms  {:>9} candidates  {f}", t * 1000.0, c);
+    }
+    if errors > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }
+}
+
+fn conform(a: ConformArgs) -> ExitCode {
+    use litmix::conformance::{read_expectations, read_known_differences, run};
+    let exp = match read_expectations(&a.expected) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("litmix conform: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let known = match read_known_differences(&a.known) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("litmix conform: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let root = a.expected.parent().map(PathBuf::from).unwrap_or_default();
+    let models: Vec<&str> = a.models.iter().map(String::as_str).collect();
+    let report = run(&root, &exp, &known, &models, &options(&a.limits));
+    print!("{}", report.summary());
+    if report.passed() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}

@@ -1,0 +1,115 @@
+//! Glue used by the CLI, the conformance harness and the benchmark: find
+//! litmus files, parse them, pick and cache models, check.
+
+use crate::cat::Model;
+use crate::exec::{CheckError, CheckOptions, CheckResult};
+use crate::ir::Test;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// File extensions treated as litmus tests when a directory is given.
+pub const TEST_EXTENSIONS: &[&str] = &["litmus"];
+
+/// Expands directories (recursively, sorted) into their litmus files; files
+/// are kept as given.
+pub fn collect_paths(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found);
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else if p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| TEST_EXTENSIONS.contains(&e))
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// Parsed models, shared between worker threads.
+#[derive(Default)]
+pub struct ModelCache {
+    models: Mutex<HashMap<String, Arc<Model>>>,
+}
+
+impl ModelCache {
+    /// The model named `spec` (built-in or path), parsed once.
+    pub fn get(&self, spec: &str) -> Result<Arc<Model>, String> {
+        if let Some(m) = self.models.lock().map_err(|e| e.to_string())?.get(spec) {
+            return Ok(m.clone());
+        }
+        let m = Arc::new(crate::models::load(spec).map_err(|d| d.render())?);
+        self.models
+            .lock()
+            .map_err(|e| e.to_string())?
+            .insert(spec.to_string(), m.clone());
+        Ok(m)
+    }
+}
+
+/// What happened to one file.
+pub enum FileOutcome {
+    /// Parsed and checked.
+    Checked {
+        file: String,
+        test: Box<Test>,
+        result: Box<CheckResult>,
+    },
+    /// Parse error, model error or limit; the message is ready to print.
+    Failed { file: String, message: String },
+}
+
+impl FileOutcome {
+    /// The file name.
+    pub fn file(&self) -> &str {
+        match self {
+            FileOutcome::Checked { file, .. } | FileOutcome::Failed { file, .. } => file,
+        }
+    }
+}
+
+/// Parses and checks one file. `model` overrides the arch default.
+pub fn check_file(path: &Path, model: Option<&str>, cache: &ModelCache, opts: &CheckOptions) -> FileOutcome {
+    let file = path.display().to_string();
+    let test = match crate::litmus::parse_file(path) {
+        Ok(t) => t,
+        Err(d) => return FileOutcome::Failed { file, message: d.render() },
+    };
+    let spec = model.unwrap_or_else(|| crate::models::default_for_arch(&test.arch));
+    let model = match cache.get(spec) {
+        Ok(m) => m,
+        Err(message) => return FileOutcome::Failed { file, message },
+    };
+    match crate::exec::check(&test, &model, opts) {
+        Ok(result) => FileOutcome::Checked {
+            file,
+            test: Box::new(test),
+            result: Box::new(result),
+        },
+        Err(CheckError::Diagnostic(d)) => FileOutcome::Failed { file, message: d.render() },
+        Err(e @ CheckError::Limit(_)) => FileOutcome::Failed {
+            file: file.clone(),
+            message: format!("{file}: {e}"),
+        },
+    }
+}

@@ -1,0 +1,394 @@
+//! Candidate executions: one path per thread, a value-consistent `rf`, and a
+//! coherence order per location.
+//!
+//! Cost grows as (paths per thread)^threads × (rf choices) × Π(writes per
+//! location)!. The `rf` search is a backtracking search that checks each path
+//! constraint (branch outcomes, CAS success/failure, computed addresses) as
+//! soon as the reads it mentions have a source, so most inconsistent `rf`
+//! choices are cut before they are completed.
+
+use super::thread::{EventKind, Path, PathEvent, Sym, compare};
+use crate::ir::{LocId, ScopeLevel, Test, Value};
+use crate::rel::{BitSet, Relation};
+use std::collections::HashMap;
+
+/// Where an event comes from.
+#[derive(Clone, Debug)]
+pub struct Event {
+    /// Thread index, or `None` for an init write.
+    pub thread: Option<usize>,
+    pub kind: EventKind,
+    pub loc: Option<LocId>,
+    /// Index of the instruction in its thread's code (None for init).
+    pub instr: Option<usize>,
+    /// Index of the event inside its thread path.
+    pub local: usize,
+}
+
+/// The part of a candidate fixed by the choice of one path per thread:
+/// events, program order, dependencies, tags and scopes.
+pub struct Skeleton<'a> {
+    pub test: &'a Test,
+    pub paths: Vec<&'a Path>,
+    pub events: Vec<Event>,
+    /// Global id of the first event of each thread.
+    pub base: Vec<usize>,
+    /// Init write of each location.
+    pub init: Vec<usize>,
+    /// Global ids of reads, in thread/program order.
+    pub reads: Vec<usize>,
+    /// Writes per location (init excluded), in event order.
+    pub writes_by_loc: Vec<Vec<usize>>,
+    pub sets: HashMap<String, BitSet>,
+    pub rels: HashMap<String, Relation>,
+}
+
+impl<'a> Skeleton<'a> {
+    /// Number of events.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    /// True when there are no events (never: init writes always exist).
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Builds the skeleton for one combination of thread paths.
+    pub fn new(test: &'a Test, paths: Vec<&'a Path>) -> Self {
+        let nloc = test.locations.len();
+        let mut events = Vec::new();
+        let mut init = Vec::new();
+        for l in 0..nloc {
+            init.push(events.len());
+            events.push(Event {
+                thread: None,
+                kind: EventKind::Write,
+                loc: Some(l),
+                instr: None,
+                local: 0,
+            });
+        }
+        let mut base = Vec::new();
+        for (t, p) in paths.iter().enumerate() {
+            base.push(events.len());
+            for (i, e) in p.events.iter().enumerate() {
+                events.push(Event {
+                    thread: Some(t),
+                    kind: e.kind,
+                    loc: e.loc,
+                    instr: Some(e.instr),
+                    local: i,
+                });
+            }
+        }
+        let n = events.len();
+        let reads: Vec<usize> = (0..n)
+            .filter(|&e| events[e].kind == EventKind::Read)
+            .collect();
+        let mut writes_by_loc = vec![Vec::new(); nloc];
+        for (i, e) in events.iter().enumerate() {
+            if e.kind == EventKind::Write && e.thread.is_some() {
+                writes_by_loc[e.loc.unwrap_or(0)].push(i);
+            }
+        }
+
+        // Sets.
+        let mut sets: HashMap<String, BitSet> = HashMap::new();
+        let mut set = |name: &str, e: usize| {
+            sets.entry(name.to_string())
+                .or_insert_with(|| BitSet::new(n))
+                .insert(e);
+        };
+        for (i, e) in events.iter().enumerate() {
+            set("_", i);
+            match e.kind {
+                EventKind::Read => {
+                    set("R", i);
+                    set("M", i);
+                }
+                EventKind::Write => {
+                    set("W", i);
+                    set("M", i);
+                }
+                EventKind::Fence => set("F", i),
+                EventKind::Barrier(_) => set("BAR", i),
+            }
+            match e.thread {
+                None => set("IW", i),
+                Some(t) => {
+                    let ins = &test.threads[t].code[e.instr.unwrap_or(0)];
+                    for tag in &ins.tags {
+                        set(tag, i);
+                    }
+                    if paths[t].events[e.local].rmw_read.is_some() {
+                        set("RMW", i);
+                        set("RMW", base[t] + paths[t].events[e.local].rmw_read.unwrap_or(0));
+                    }
+                }
+            }
+        }
+        for name in ["R", "W", "M", "F", "BAR", "IW", "RMW"] {
+            sets.entry(name.to_string())
+                .or_insert_with(|| BitSet::new(n));
+        }
+
+        // Static relations.
+        let mut rels: HashMap<String, Relation> = HashMap::new();
+        let mut po = Relation::new(n);
+        let mut int = Relation::new(n);
+        let mut loc = Relation::new(n);
+        let mut rmw = Relation::new(n);
+        let mut addr = Relation::new(n);
+        let mut data = Relation::new(n);
+        let mut ctrl = Relation::new(n);
+        for a in 0..n {
+            for b in 0..n {
+                let (ea, eb) = (&events[a], &events[b]);
+                if ea.thread.is_some() && ea.thread == eb.thread {
+                    int.insert(a, b);
+                    if ea.local < eb.local {
+                        po.insert(a, b);
+                    }
+                }
+                if ea.loc.is_some() && ea.loc == eb.loc {
+                    loc.insert(a, b);
+                }
+            }
+        }
+        for (t, p) in paths.iter().enumerate() {
+            let g = |i: usize| base[t] + i;
+            for (i, e) in p.events.iter().enumerate() {
+                if let Some(r) = e.rmw_read {
+                    rmw.insert(g(r), g(i));
+                }
+                for &d in &e.addr_deps {
+                    addr.insert(g(d), g(i));
+                }
+                for &d in &e.data_deps {
+                    data.insert(g(d), g(i));
+                }
+                for &d in &e.ctrl_deps {
+                    ctrl.insert(g(d), g(i));
+                }
+            }
+        }
+        let mut ext = int.complement();
+        let idr = Relation::identity(n);
+        ext = ext.difference(&idr);
+        rels.insert("po-loc".into(), po.intersection(&loc));
+        rels.insert("po".into(), po);
+        rels.insert("int".into(), int);
+        rels.insert("ext".into(), ext);
+        rels.insert("loc".into(), loc);
+        rels.insert("rmw".into(), rmw);
+        rels.insert("addr".into(), addr);
+        rels.insert("data".into(), data);
+        rels.insert("ctrl".into(), ctrl);
+        rels.insert("id".into(), idr);
+        for level in scope_levels(test) {
+            let mut r = Relation::new(n);
+            for a in 0..n {
+                for b in 0..n {
+                    if same_instance(test, &events[a], &events[b], &level) {
+                        r.insert(a, b);
+                    }
+                }
+            }
+            rels.insert(level, r);
+        }
+        Skeleton {
+            test,
+            paths,
+            events,
+            base,
+            init,
+            reads,
+            writes_by_loc,
+            sets,
+            rels,
+        }
+    }
+
+    /// The path event behind global event `e` (None for init writes).
+    pub fn path_event(&self, e: usize) -> Option<&PathEvent> {
+        let ev = &self.events[e];
+        ev.thread.map(|t| &self.paths[t].events[ev.local])
+    }
+
+    /// Global id of path event `i` of thread `t`.
+    pub fn global(&self, t: usize, i: usize) -> usize {
+        self.base[t] + i
+    }
+}
+
+/// Scope level names used by the test, plus `sys` (the root).
+pub fn scope_levels(test: &Test) -> Vec<String> {
+    let mut out = vec!["sys".to_string()];
+    for t in &test.threads {
+        for ScopeLevel { level, .. } in &t.placement {
+            if !out.contains(level) {
+                out.push(level.clone());
+            }
+        }
+    }
+    out
+}
+
+fn same_instance(test: &Test, a: &Event, b: &Event, level: &str) -> bool {
+    let (Some(ta), Some(tb)) = (a.thread, b.thread) else {
+        return true;
+    };
+    if ta == tb || level == "sys" {
+        return true;
+    }
+    let (pa, pb) = (&test.threads[ta].placement, &test.threads[tb].placement);
+    let (Some(ia), Some(ib)) = (
+        pa.iter().position(|s| s.level == level),
+        pb.iter().position(|s| s.level == level),
+    ) else {
+        return false;
+    };
+    pa[..=ia] == pb[..=ib]
+}
+
+/// Value-solving state during the `rf` search.
+pub struct Values<'s, 'a> {
+    skel: &'s Skeleton<'a>,
+    /// rf source of each event (reads only), `usize::MAX` when unassigned.
+    pub rf: Vec<usize>,
+}
+
+/// Outcome of evaluating something under a partial `rf`.
+#[derive(Debug, PartialEq)]
+pub enum Eval {
+    Known(Value),
+    /// Depends on a read without an rf source yet.
+    Unknown,
+    /// Circular: the value depends on itself through `rf` and data flow.
+    Cyclic,
+    /// Ill-typed (arithmetic on an address).
+    Error(String),
+}
+
+impl<'s, 'a> Values<'s, 'a> {
+    pub fn new(skel: &'s Skeleton<'a>) -> Self {
+        Values {
+            skel,
+            rf: vec![usize::MAX; skel.len()],
+        }
+    }
+
+    /// Value of event `e` (a read: its source's; a write: its expression).
+    pub fn value(&self, e: usize) -> Eval {
+        let mut visiting = Vec::new();
+        self.value_rec(e, &mut visiting)
+    }
+
+    fn value_rec(&self, e: usize, visiting: &mut Vec<usize>) -> Eval {
+        if visiting.contains(&e) {
+            return Eval::Cyclic;
+        }
+        let ev = &self.skel.events[e];
+        match ev.thread {
+            None => Eval::Known(self.skel.test.locations[ev.loc.unwrap_or(0)].init),
+            Some(t) => match ev.kind {
+                EventKind::Read => {
+                    let src = self.rf[e];
+                    if src == usize::MAX {
+                        return Eval::Unknown;
+                    }
+                    visiting.push(e);
+                    let v = self.value_rec(src, visiting);
+                    visiting.pop();
+                    v
+                }
+                _ => {
+                    let pe = &self.skel.paths[t].events[ev.local];
+                    match &pe.value {
+                        None => Eval::Known(Value::Int(0)),
+                        Some(sym) => {
+                            visiting.push(e);
+                            let v = self.sym(t, sym, visiting);
+                            visiting.pop();
+                            v
+                        }
+                    }
+                }
+            },
+        }
+    }
+
+    /// Evaluates a thread-local symbolic value.
+    pub fn sym(&self, t: usize, sym: &Sym, visiting: &mut Vec<usize>) -> Eval {
+        let mut status = Eval::Known(Value::Int(0));
+        let cell = std::cell::RefCell::new((&mut status, visiting));
+        let res = sym.eval(&|i| {
+            let mut c = cell.borrow_mut();
+            let g = self.skel.global(t, i);
+            match self.value_rec(g, c.1) {
+                Eval::Known(v) => Some(v),
+                other => {
+                    if *c.0 == Eval::Known(Value::Int(0)) || other == Eval::Cyclic {
+                        *c.0 = other;
+                    }
+                    None
+                }
+            }
+        });
+        match res {
+            Some(Ok(v)) => Eval::Known(v),
+            Some(Err(e)) => Eval::Error(e),
+            None => status,
+        }
+    }
+
+    /// Checks a path constraint: Some(true/false) when decidable.
+    pub fn constraint(&self, t: usize, c: &super::thread::Constraint) -> Eval {
+        let mut vis = Vec::new();
+        let a = self.sym(t, &c.a, &mut vis);
+        let b = self.sym(t, &c.b, &mut vis);
+        match (a, b) {
+            (Eval::Known(x), Eval::Known(y)) => Eval::Known(Value::Int(compare(c.cmp, x, y) as i64)),
+            (Eval::Error(e), _) | (_, Eval::Error(e)) => Eval::Error(e),
+            (Eval::Cyclic, _) | (_, Eval::Cyclic) => Eval::Cyclic,
+            _ => Eval::Unknown,
+        }
+    }
+}
+
+/// Enumerates the strict total orders (as sequences) of `items`.
+pub fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut cur = items.to_vec();
+    permute(&mut cur, 0, &mut out);
+    out
+}
+
+fn permute(v: &mut Vec<usize>, k: usize, out: &mut Vec<Vec<usize>>) {
+    if k + 1 >= v.len() {
+        out.push(v.clone());
+        return;
+    }
+    for i in k..v.len() {
+        v.swap(k, i);
+        permute(v, k + 1, out);
+        v.swap(k, i);
+    }
+}
+
+/// Builds the coherence relation from one order per location (init first).
+pub fn coherence(skel: &Skeleton, orders: &[&Vec<usize>]) -> Relation {
+    let n = skel.len();
+    let mut co = Relation::new(n);
+    for (l, order) in orders.iter().enumerate() {
+        let iw = skel.init[l];
+        for (i, &a) in order.iter().enumerate() {
+            co.insert(iw, a);
+            for &b in &order[i + 1..] {
+                co.insert(a, b);
+            }
+        }
+    }
+    co
+}

@@ -1,0 +1,555 @@
+//! Per-thread execution: runs one thread's code symbolically and yields every
+//! control-flow path as a list of events whose values are expressions over
+//! the values the path's reads return.
+//!
+//! Read values are unknown until reads-from is chosen, so a branch whose
+//! outcome depends on a read splits the path in two, each side recording the
+//! constraint it assumed. Candidate enumeration later picks `rf`, computes
+//! the values and drops paths whose constraints fail. Backward jumps are
+//! taken at most `unroll` times per path; a path that needs more is *cut*
+//! and counted, never silently dropped.
+
+use crate::diag::Diagnostic;
+use crate::ir::{
+    Address, BarrierKind, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, Pos, RmwOp, Thread,
+    Value,
+};
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+/// A symbolic value: a constant, the value returned by read number `i` of
+/// the path, or an operation over such values.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Sym {
+    Const(Value),
+    /// Value returned by the path's `i`-th event (which is a read).
+    Read(usize),
+    Bin(BinOp, Rc<Sym>, Rc<Sym>),
+    /// `if a cmp b then t else e`.
+    Ite(CmpOp, Rc<Sym>, Rc<Sym>, Rc<Sym>, Rc<Sym>),
+}
+
+impl Sym {
+    fn constant(&self) -> Option<Value> {
+        match self {
+            Sym::Const(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The path events (reads) this value depends on.
+    pub fn reads(&self, out: &mut BTreeSet<usize>) {
+        match self {
+            Sym::Const(_) => {}
+            Sym::Read(i) => {
+                out.insert(*i);
+            }
+            Sym::Bin(_, a, b) => {
+                a.reads(out);
+                b.reads(out);
+            }
+            Sym::Ite(_, a, b, t, e) => {
+                a.reads(out);
+                b.reads(out);
+                t.reads(out);
+                e.reads(out);
+            }
+        }
+    }
+
+    /// Evaluates with `read(i)` giving the value of read `i`; `None` when a
+    /// needed read is unknown, `Err` on an ill-typed operation.
+    pub fn eval(&self, read: &dyn Fn(usize) -> Option<Value>) -> Option<Result<Value, String>> {
+        Some(match self {
+            Sym::Const(v) => Ok(*v),
+            Sym::Read(i) => Ok(read(*i)?),
+            Sym::Bin(op, a, b) => {
+                let a = a.eval(read)?;
+                let b = b.eval(read)?;
+                match (a, b) {
+                    (Ok(a), Ok(b)) => apply_bin(*op, a, b),
+                    (Err(e), _) | (_, Err(e)) => Err(e),
+                }
+            }
+            Sym::Ite(c, a, b, t, e) => {
+                let a = a.eval(read)?;
+                let b = b.eval(read)?;
+                match (a, b) {
+                    (Ok(a), Ok(b)) => {
+                        if compare(*c, a, b) {
+                            t.eval(read)?
+                        } else {
+                            e.eval(read)?
+                        }
+                    }
+                    (Err(e), _) | (_, Err(e)) => Err(e),
+                }
+            }
+        })
+    }
+}
+
+/// Applies a binary operation; addresses only support equality-free use.
+pub fn apply_bin(op: BinOp, a: Value, b: Value) -> Result<Value, String> {
+    let (Value::Int(x), Value::Int(y)) = (a, b) else {
+        return Err(format!("arithmetic on an address ({op:?})"));
+    };
+    Ok(Value::Int(match op {
+        BinOp::Add => x.wrapping_add(y),
+        BinOp::Sub => x.wrapping_sub(y),
+        BinOp::Mul => x.wrapping_mul(y),
+        BinOp::And => x & y,
+        BinOp::Or => x | y,
+        BinOp::Xor => x ^ y,
+        BinOp::Min => x.min(y),
+        BinOp::Max => x.max(y),
+    }))
+}
+
+/// Compares two values; addresses are equal only to themselves and order
+/// after every integer.
+pub fn compare(c: CmpOp, a: Value, b: Value) -> bool {
+    match c {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+    }
+}
+
+/// The kind of a path event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    Read,
+    Write,
+    Fence,
+    Barrier(BarrierKind),
+}
+
+/// One event of a thread path.
+#[derive(Clone, Debug)]
+pub struct PathEvent {
+    pub kind: EventKind,
+    /// Location accessed (memory events).
+    pub loc: Option<LocId>,
+    /// Value written (writes); reads get theirs from `rf`.
+    pub value: Option<Rc<Sym>>,
+    /// Index of the instruction in the thread's code.
+    pub instr: usize,
+    /// Index of the path event that is the read part of this RMW's write.
+    pub rmw_read: Option<usize>,
+    /// Reads the address depends on.
+    pub addr_deps: BTreeSet<usize>,
+    /// Reads the written value depends on.
+    pub data_deps: BTreeSet<usize>,
+    /// Reads that earlier branches depended on.
+    pub ctrl_deps: BTreeSet<usize>,
+    /// Barrier id and thread count (barriers).
+    pub barrier: Option<(Rc<Sym>, Option<Rc<Sym>>)>,
+}
+
+/// A constraint a path assumed: `a cmp b` must hold.
+#[derive(Clone, Debug)]
+pub struct Constraint {
+    pub cmp: CmpOp,
+    pub a: Rc<Sym>,
+    pub b: Rc<Sym>,
+    /// Reads it depends on (so it can be checked as soon as they are known).
+    pub reads: BTreeSet<usize>,
+}
+
+/// One complete control-flow path of a thread.
+#[derive(Clone, Debug)]
+pub struct Path {
+    pub events: Vec<PathEvent>,
+    pub constraints: Vec<Constraint>,
+    /// Final register values.
+    pub regs: HashMap<String, Rc<Sym>>,
+}
+
+/// All paths of one thread, plus how many were cut by the unroll bound.
+#[derive(Clone, Debug, Default)]
+pub struct ThreadPaths {
+    pub paths: Vec<Path>,
+    pub cut: usize,
+}
+
+/// Limits for path exploration.
+#[derive(Clone, Copy, Debug)]
+pub struct PathLimits {
+    /// Times a backward jump may be taken on one path.
+    pub unroll: usize,
+    /// Maximum number of paths per thread before giving up.
+    pub max_paths: usize,
+    /// Maximum events per path.
+    pub max_events: usize,
+}
+
+struct State {
+    pc: usize,
+    regs: HashMap<String, Rc<Sym>>,
+    events: Vec<PathEvent>,
+    constraints: Vec<Constraint>,
+    ctrl: BTreeSet<usize>,
+    back_jumps: HashMap<usize, usize>,
+}
+
+/// Enumerates the paths of `thread`. `num_locs` bounds the locations a
+/// register address may point to.
+pub fn explore(
+    file: &str,
+    thread: &Thread,
+    num_locs: usize,
+    limits: PathLimits,
+) -> Result<ThreadPaths, Diagnostic> {
+    let labels: HashMap<&str, usize> = thread
+        .code
+        .iter()
+        .enumerate()
+        .filter_map(|(i, ins)| match &ins.kind {
+            InstrKind::Label(l) => Some((l.as_str(), i)),
+            _ => None,
+        })
+        .collect();
+    let mut regs = HashMap::new();
+    for (r, v) in &thread.reg_init {
+        regs.insert(r.clone(), Rc::new(Sym::Const(*v)));
+    }
+    let mut out = ThreadPaths::default();
+    let mut stack = vec![State {
+        pc: 0,
+        regs,
+        events: Vec::new(),
+        constraints: Vec::new(),
+        ctrl: BTreeSet::new(),
+        back_jumps: HashMap::new(),
+    }];
+    let err = |ins: &Instr, msg: String| Diagnostic::new(file, ins.pos, msg);
+    while let Some(mut st) = stack.pop() {
+        loop {
+            if st.events.len() > limits.max_events {
+                return Err(Diagnostic::new(
+                    file,
+                    thread.code.first().map(|i| i.pos).unwrap_or(Pos::default()),
+                    format!(
+                        "thread P{} has a path with more than {} events (limit; raise --max-events)",
+                        thread.id, limits.max_events
+                    ),
+                ));
+            }
+            let Some(ins) = thread.code.get(st.pc) else {
+                out.paths.push(Path {
+                    events: st.events,
+                    constraints: st.constraints,
+                    regs: st.regs,
+                });
+                if out.paths.len() > limits.max_paths {
+                    return Err(Diagnostic::new(
+                        file,
+                        Pos::default(),
+                        format!(
+                            "thread P{} has more than {} control-flow paths (limit)",
+                            thread.id, limits.max_paths
+                        ),
+                    ));
+                }
+                break;
+            };
+            let pc = st.pc;
+            st.pc += 1;
+            match &ins.kind {
+                InstrKind::Label(_) => {}
+                InstrKind::Mov { dst, src } => {
+                    let v = operand(&st.regs, src);
+                    st.regs.insert(dst.clone(), v);
+                }
+                InstrKind::Op { dst, op, a, b } => {
+                    let (a, b) = (operand(&st.regs, a), operand(&st.regs, b));
+                    let v = match (a.constant(), b.constant()) {
+                        (Some(x), Some(y)) => {
+                            Rc::new(Sym::Const(apply_bin(*op, x, y).map_err(|e| err(ins, e))?))
+                        }
+                        _ => Rc::new(Sym::Bin(*op, a, b)),
+                    };
+                    st.regs.insert(dst.clone(), v);
+                }
+                InstrKind::Goto { target } | InstrKind::Branch { target, .. } => {
+                    let Some(&to) = labels.get(target.as_str()) else {
+                        return Err(err(ins, format!("jump to undefined label '{target}'")));
+                    };
+                    let taken: Option<bool> = match &ins.kind {
+                        InstrKind::Branch { cmp, a, b, .. } => {
+                            let (a, b) = (operand(&st.regs, a), operand(&st.regs, b));
+                            match (a.constant(), b.constant()) {
+                                (Some(x), Some(y)) => Some(compare(*cmp, x, y)),
+                                _ => {
+                                    // Split: explore "not taken" later, "taken" now.
+                                    let mut reads = BTreeSet::new();
+                                    a.reads(&mut reads);
+                                    b.reads(&mut reads);
+                                    let mut other = clone_state(&st);
+                                    other.constraints.push(Constraint {
+                                        cmp: negate(*cmp),
+                                        a: a.clone(),
+                                        b: b.clone(),
+                                        reads: reads.clone(),
+                                    });
+                                    other.ctrl.extend(reads.iter().copied());
+                                    stack.push(other);
+                                    st.ctrl.extend(reads.iter().copied());
+                                    st.constraints.push(Constraint {
+                                        cmp: *cmp,
+                                        a,
+                                        b,
+                                        reads,
+                                    });
+                                    Some(true)
+                                }
+                            }
+                        }
+                        _ => Some(true),
+                    };
+                    if taken == Some(true) {
+                        if to <= pc {
+                            let n = st.back_jumps.entry(pc).or_insert(0);
+                            *n += 1;
+                            if *n > limits.unroll {
+                                out.cut += 1;
+                                break;
+                            }
+                        }
+                        st.pc = to;
+                    }
+                }
+                InstrKind::Fence => st.events.push(plain_event(EventKind::Fence, pc, &st.ctrl)),
+                InstrKind::Barrier { kind, id, count } => {
+                    let mut ev = plain_event(EventKind::Barrier(*kind), pc, &st.ctrl);
+                    ev.barrier = Some((
+                        operand(&st.regs, id),
+                        count.as_ref().map(|c| operand(&st.regs, c)),
+                    ));
+                    st.events.push(ev);
+                }
+                InstrKind::Load { dst, addr } => {
+                    for (mut st, loc, adeps) in resolve_addr(st, addr, num_locs, ins, file)? {
+                        let idx = st.events.len();
+                        let mut ev = plain_event(EventKind::Read, pc, &st.ctrl);
+                        ev.loc = Some(loc);
+                        ev.addr_deps = adeps;
+                        st.events.push(ev);
+                        st.regs.insert(dst.clone(), Rc::new(Sym::Read(idx)));
+                        stack.push(st);
+                    }
+                    break;
+                }
+                InstrKind::Store { addr, src } => {
+                    let v = operand(&st.regs, src);
+                    for (mut st, loc, adeps) in resolve_addr(st, addr, num_locs, ins, file)? {
+                        let mut ev = plain_event(EventKind::Write, pc, &st.ctrl);
+                        ev.loc = Some(loc);
+                        ev.addr_deps = adeps;
+                        v.reads(&mut ev.data_deps);
+                        ev.value = Some(v.clone());
+                        st.events.push(ev);
+                        stack.push(st);
+                    }
+                    break;
+                }
+                InstrKind::Rmw { dst, addr, op } => {
+                    for (st, loc, adeps) in resolve_addr(st, addr, num_locs, ins, file)? {
+                        for st in rmw_step(st, pc, loc, adeps, dst.as_ref(), op) {
+                            stack.push(st);
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    // Paths were discovered depth-first from a stack; restore source order
+    // for stable output.
+    out.paths.reverse();
+    Ok(out)
+}
+
+fn clone_state(st: &State) -> State {
+    State {
+        pc: st.pc,
+        regs: st.regs.clone(),
+        events: st.events.clone(),
+        constraints: st.constraints.clone(),
+        ctrl: st.ctrl.clone(),
+        back_jumps: st.back_jumps.clone(),
+    }
+}
+
+fn negate(c: CmpOp) -> CmpOp {
+    match c {
+        CmpOp::Eq => CmpOp::Ne,
+        CmpOp::Ne => CmpOp::Eq,
+        CmpOp::Lt => CmpOp::Ge,
+        CmpOp::Ge => CmpOp::Lt,
+        CmpOp::Gt => CmpOp::Le,
+        CmpOp::Le => CmpOp::Gt,
+    }
+}
+
+fn plain_event(kind: EventKind, instr: usize, ctrl: &BTreeSet<usize>) -> PathEvent {
+    PathEvent {
+        kind,
+        loc: None,
+        value: None,
+        instr,
+        rmw_read: None,
+        addr_deps: BTreeSet::new(),
+        data_deps: BTreeSet::new(),
+        ctrl_deps: ctrl.clone(),
+        barrier: None,
+    }
+}
+
+fn operand(regs: &HashMap<String, Rc<Sym>>, op: &Operand) -> Rc<Sym> {
+    match op {
+        Operand::Imm(v) => Rc::new(Sym::Const(*v)),
+        Operand::Reg(r) => regs
+            .get(r)
+            .cloned()
+            .unwrap_or_else(|| Rc::new(Sym::Const(Value::Int(0)))),
+    }
+}
+
+/// Resolves an address; a register holding a read-dependent value splits
+/// the path over every location, recording the assumption.
+fn resolve_addr(
+    st: State,
+    addr: &Address,
+    num_locs: usize,
+    ins: &Instr,
+    file: &str,
+) -> Result<Vec<(State, LocId, BTreeSet<usize>)>, Diagnostic> {
+    match addr {
+        Address::Loc(l) => Ok(vec![(st, *l, BTreeSet::new())]),
+        Address::Reg(r) => {
+            let v = operand(&st.regs, &Operand::Reg(r.clone()));
+            match v.constant() {
+                Some(Value::Addr(l)) => Ok(vec![(st, l, BTreeSet::new())]),
+                Some(Value::Int(i)) => Err(Diagnostic::new(
+                    file,
+                    ins.pos,
+                    format!("register '{r}' used as an address holds the integer {i}"),
+                )
+                .expected("a register initialised with a location address like &x")),
+                None => {
+                    let mut reads = BTreeSet::new();
+                    v.reads(&mut reads);
+                    let mut out = Vec::with_capacity(num_locs);
+                    for l in 0..num_locs {
+                        let mut s = clone_state(&st);
+                        s.constraints.push(Constraint {
+                            cmp: CmpOp::Eq,
+                            a: v.clone(),
+                            b: Rc::new(Sym::Const(Value::Addr(l))),
+                            reads: reads.clone(),
+                        });
+                        out.push((s, l, reads.clone()));
+                    }
+                    Ok(out)
+                }
+            }
+        }
+    }
+}
+
+/// Emits the read (and, unless a CAS fails, the write) of an RMW.
+fn rmw_step(
+    mut st: State,
+    pc: usize,
+    loc: LocId,
+    adeps: BTreeSet<usize>,
+    dst: Option<&String>,
+    op: &RmwOp,
+) -> Vec<State> {
+    let ridx = st.events.len();
+    let mut rev = plain_event(EventKind::Read, pc, &st.ctrl);
+    rev.loc = Some(loc);
+    rev.addr_deps = adeps.clone();
+    st.events.push(rev);
+    let old = Rc::new(Sym::Read(ridx));
+    let write = |mut st: State, value: Rc<Sym>| -> State {
+        let mut ev = plain_event(EventKind::Write, pc, &st.ctrl);
+        ev.loc = Some(loc);
+        ev.addr_deps = adeps.clone();
+        value.reads(&mut ev.data_deps);
+        ev.value = Some(value);
+        ev.rmw_read = Some(ridx);
+        st.events.push(ev);
+        st
+    };
+    let set_dst = |st: &mut State| {
+        if let Some(d) = dst {
+            st.regs.insert(d.clone(), old.clone());
+        }
+    };
+    match op {
+        RmwOp::Cas { expected, new } => {
+            let exp = operand(&st.regs, expected);
+            let new = operand(&st.regs, new);
+            let mut reads = BTreeSet::new();
+            exp.reads(&mut reads);
+            reads.insert(ridx);
+            let mut fail = clone_state(&st);
+            fail.constraints.push(Constraint {
+                cmp: CmpOp::Ne,
+                a: old.clone(),
+                b: exp.clone(),
+                reads: reads.clone(),
+            });
+            set_dst(&mut fail);
+            st.constraints.push(Constraint {
+                cmp: CmpOp::Eq,
+                a: old.clone(),
+                b: exp,
+                reads,
+            });
+            let mut ok = write(st, new);
+            set_dst(&mut ok);
+            vec![fail, ok]
+        }
+        _ => {
+            let value = match op {
+                RmwOp::Bin(b, x) => Rc::new(Sym::Bin(*b, old.clone(), operand(&st.regs, x))),
+                RmwOp::Exch(x) => operand(&st.regs, x),
+                RmwOp::Inc(bound) => Rc::new(Sym::Ite(
+                    CmpOp::Ge,
+                    old.clone(),
+                    operand(&st.regs, bound),
+                    Rc::new(Sym::Const(Value::Int(0))),
+                    Rc::new(Sym::Bin(BinOp::Add, old.clone(), Rc::new(Sym::Const(Value::Int(1))))),
+                )),
+                RmwOp::Dec(bound) => {
+                    let b = operand(&st.regs, bound);
+                    // (old == 0 || old > bound) ? bound : old - 1
+                    let dec = Rc::new(Sym::Bin(
+                        BinOp::Sub,
+                        old.clone(),
+                        Rc::new(Sym::Const(Value::Int(1))),
+                    ));
+                    let inner = Rc::new(Sym::Ite(CmpOp::Gt, old.clone(), b.clone(), b.clone(), dec));
+                    Rc::new(Sym::Ite(
+                        CmpOp::Eq,
+                        old.clone(),
+                        Rc::new(Sym::Const(Value::Int(0))),
+                        b,
+                        inner,
+                    ))
+                }
+                RmwOp::Cas { .. } => unreachable!("handled above"),
+            };
+            let mut st = write(st, value);
+            set_dst(&mut st);
+            vec![st]
+        }
+    }
+}

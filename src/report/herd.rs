@@ -1,0 +1,63 @@
+//! herd7-compatible result blocks.
+
+use super::{prop_text, state_text};
+use crate::exec::CheckResult;
+use crate::ir::{Quantifier, Test};
+
+/// `exists (1:r0=1 /\ 1:r1=0)` etc.
+pub fn condition_text(test: &Test) -> String {
+    let q = match test.condition.quantifier {
+        Quantifier::Exists => "exists",
+        Quantifier::NotExists => "~exists",
+        Quantifier::Forall => "forall",
+    };
+    format!("{q} ({})", prop_text(test, &test.condition.prop))
+}
+
+/// The block herd7 prints for one test.
+pub fn block(test: &Test, r: &CheckResult) -> String {
+    let kind = match r.quantifier {
+        Quantifier::Exists => "Allowed",
+        Quantifier::NotExists => "Forbidden",
+        Quantifier::Forall => "Required",
+    };
+    let mut out = format!("Test {} {kind}\nStates {}\n", r.test, r.states.len());
+    for state in r.states.keys() {
+        out.push_str(&state_text(test, &r.observed, state));
+        out.push('\n');
+    }
+    out.push_str(if r.validated { "Ok\n" } else { "No\n" });
+    out.push_str(&format!(
+        "Witnesses\nPositive: {} Negative: {}\n",
+        r.positive, r.negative
+    ));
+    for f in &r.flags {
+        out.push_str(&format!("Flag {f}\n"));
+    }
+    if r.cut_paths > 0 {
+        out.push_str(&format!(
+            "Warning: {} thread path(s) exceeded the unroll bound and were not explored\n",
+            r.cut_paths
+        ));
+    }
+    if r.cyclic > 0 {
+        out.push_str(&format!(
+            "Warning: {} reads-from choice(s) had values depending on themselves (out of thin air) and were discarded\n",
+            r.cyclic
+        ));
+    }
+    out.push_str(&format!("Condition {}\n", condition_text(test)));
+    let obs = if r.positive == 0 {
+        "Never"
+    } else if r.negative == 0 {
+        "Always"
+    } else {
+        "Sometimes"
+    };
+    out.push_str(&format!(
+        "Observation {} {obs} {} {}\n",
+        r.test, r.positive, r.negative
+    ));
+    out.push_str(&format!("Time {} {:.2}\n", r.test, r.elapsed.as_secs_f64()));
+    out
+}

@@ -1,0 +1,47 @@
+//! One JSON object per test per line (`--json`).
+
+use super::state_text;
+use crate::exec::CheckResult;
+use crate::ir::Test;
+use serde_json::{Value as Json, json};
+
+/// The JSON object for a checked test.
+pub fn result(file: &str, test: &Test, r: &CheckResult) -> Json {
+    let states: Vec<Json> = r
+        .states
+        .iter()
+        .map(|(s, count)| json!({"state": state_text(test, &r.observed, s), "count": count}))
+        .collect();
+    let forbidden: Vec<Json> = r
+        .forbidden
+        .iter()
+        .map(|f| {
+            json!({
+                "state": state_text(test, &r.observed, &f.state),
+                "axiom": f.failure.check,
+                "cycle": f.failure.witness,
+            })
+        })
+        .collect();
+    json!({
+        "file": file,
+        "test": r.test,
+        "model": r.model,
+        "verdict": if r.validated { "Ok" } else { "No" },
+        "condition": super::herd::condition_text(test),
+        "states": states,
+        "positive": r.positive,
+        "negative": r.negative,
+        "flags": r.flags.iter().collect::<Vec<_>>(),
+        "candidates": r.candidates,
+        "cut_paths": r.cut_paths,
+        "cyclic_discarded": r.cyclic,
+        "forbidden": forbidden,
+        "time_ms": r.elapsed.as_secs_f64() * 1000.0,
+    })
+}
+
+/// The JSON object for a file that failed to parse or check.
+pub fn error(file: &str, message: &str) -> Json {
+    json!({"file": file, "error": message})
+}

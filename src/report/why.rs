@@ -1,0 +1,57 @@
+//! `--why`: for each outcome the condition asks about that the model
+//! forbids, the violated axiom and the cycle that violates it.
+
+use super::{event_label, event_name, state_text};
+use crate::exec::{CheckResult, ExecutionView};
+use crate::ir::Test;
+
+/// Names of the base relations relating `a` to `b` in an execution.
+fn edge_names(ex: &ExecutionView, a: usize, b: usize) -> Vec<String> {
+    let mut names: Vec<String> = ex
+        .relations
+        .iter()
+        .filter(|(_, edges)| edges.contains(&(a, b)))
+        .map(|(n, _)| n.clone())
+        .collect();
+    let (ea, eb) = (&ex.events[a], &ex.events[b]);
+    if names.is_empty() && ea.thread.is_some() && ea.thread == eb.thread && a < b {
+        names.push("po".into());
+    }
+    names
+}
+
+/// The explanation text for a checked test (empty when nothing is forbidden).
+pub fn explain(test: &Test, r: &CheckResult) -> String {
+    let mut out = String::new();
+    for f in &r.forbidden {
+        out.push_str(&format!(
+            "Forbidden outcome: {}\n  violates {} ({:?})\n",
+            state_text(test, &r.observed, &f.state),
+            f.failure.check,
+            f.failure.kind
+        ));
+        let ex = &f.execution;
+        let w = &f.failure.witness;
+        if w.is_empty() {
+            continue;
+        }
+        out.push_str("  cycle:\n");
+        for (k, &e) in w.iter().enumerate() {
+            let next = w[(k + 1) % w.len()];
+            let rel = edge_names(ex, e, next);
+            let arrow = if rel.is_empty() {
+                "(model-derived order)".to_string()
+            } else {
+                rel.join("|")
+            };
+            out.push_str(&format!(
+                "    {}: {}\n      --{}--> {}\n",
+                event_name(e),
+                event_label(test, &ex.events[e]),
+                arrow,
+                event_name(next)
+            ));
+        }
+    }
+    out
+}

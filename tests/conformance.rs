@@ -1,0 +1,36 @@
+//! Conformance against published verdicts in `../shared/oracles/dat3m`.
+//! Skips (with a message) when `../shared` is absent. An unexplained
+//! disagreement, an error, or a stale known-difference entry fails.
+
+use litmix::conformance::{read_expectations, read_known_differences, run};
+use litmix::exec::CheckOptions;
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn conform(models: &[&str], min_agree: usize) {
+    let oracle = root().join("../shared/oracles/dat3m");
+    if !oracle.join("expected.csv").exists() {
+        eprintln!("skipping conformance for {models:?}: {} not found", oracle.display());
+        return;
+    }
+    let exp = read_expectations(&oracle.join("expected.csv")).expect("oracle manifest");
+    let known = read_known_differences(&root().join("tests/known-differences.csv")).expect("known differences");
+    let report = run(&oracle, &exp, &known, models, &CheckOptions::default());
+    println!("{}", report.summary());
+    assert!(report.passed(), "conformance failed:\n{}", report.summary());
+    let (agree, ..) = report.counts();
+    assert!(agree >= min_agree, "only {agree} agreements for {models:?}");
+}
+
+#[test]
+fn dat3m_ptx6() {
+    conform(&["ptx6"], 80);
+}
+
+#[test]
+fn dat3m_x86tso() {
+    conform(&["x86tso"], 200);
+}
