@@ -336,7 +336,8 @@ impl Relation {
         r
     }
 
-    fn add_identity(&mut self) {
+    /// `self := self ∪ id` (over all `n` events).
+    pub fn add_identity(&mut self) {
         for i in 0..self.n {
             self.bits[i * self.wpr + i / 64] |= 1u64 << (i % 64);
         }
