@@ -294,6 +294,12 @@ impl Lexer<'_> {
                 (Some(c), _) if c.is_whitespace() => {
                     self.bump();
                 }
+                // `//` line comments: not herd, but common in Dat3M's models.
+                (Some('/'), Some('/')) => {
+                    while self.peek(0).is_some_and(|c| c != '\n') {
+                        self.bump();
+                    }
+                }
                 (Some('('), Some('*')) => {
                     let start = self.loc();
                     self.bump();
@@ -560,6 +566,14 @@ mod tests {
         assert_eq!(ts[0].loc.pos, Pos { line: 2, col: 3 });
         assert_eq!(ts[3].tok, Tok::Zero);
         assert_eq!(ts[3].loc.pos, Pos { line: 2, col: 11 });
+    }
+
+    #[test]
+    fn line_comments() {
+        let ts = tokenize("// note: a ; b\nlet x = po // trailing\n// last", 0).unwrap();
+        assert_eq!(ts.len(), 5);
+        assert_eq!(ts[0].loc.pos, Pos { line: 2, col: 1 });
+        assert!(tokenize("let x = a / b", 0).is_err());
     }
 
     #[test]

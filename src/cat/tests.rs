@@ -710,3 +710,50 @@ flag ~empty ghb & ~ghb as never
     assert!(!out.allowed);
     assert_eq!(out.failure.unwrap().check, "tso");
 }
+
+#[test]
+fn model_is_shareable_across_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Model>();
+    assert_send_sync::<Outcome>();
+}
+
+#[test]
+fn scoped_gpu_style_model() {
+    // The shape of a PTX-like model: tags as sets, scope relations, `//`
+    // comments, recursion, fences.
+    let src = r#"PTX
+// strong accesses and morally strong pairs
+let strong = (W | R) & (RLX | ACQ | REL) | F
+let same-scope = [strong] ; gpu ; [strong]
+let ms = ((po | po^-1) | same-scope) & (M * M & loc | (_ * _) \ (M * M)) \ id
+let rec obs = (ms & rf) | (obs ; rmw ; obs)
+let rel = [W & REL] ; po-loc? ; [W]
+let acq = [R] ; po-loc? ; [R & ACQ]
+let sync = ms & (rel ; obs ; acq)
+let cause = po? ; (sync ; po?)+
+irreflexive (rf | fr) ; cause as causality
+acyclic (ms & (rf | co | fr)) | po-loc as sc-per-location
+flag ~empty (W * M & loc) \ ms \ id as racy
+"#;
+    let mut env = Mock::mp();
+    // P0's accesses are RLX, except the y write which is REL; P1's y read is ACQ.
+    env.sets.insert("RLX", BitSet::from_indices(6, [2, 5]));
+    env.sets.insert("REL", BitSet::from_indices(6, [3]));
+    env.sets.insert("ACQ", BitSet::from_indices(6, [4]));
+    env.rels.insert("gpu", Relation::full(6));
+    env.rels.insert("rmw", Relation::empty(6));
+    env.rels.insert("po-loc", Relation::empty(6));
+    let m = model(src);
+    assert_eq!(m.name(), "PTX");
+    let out = m.evaluate(&env).unwrap();
+    // Release/acquire message passing: the stale read of x is forbidden.
+    assert!(!out.allowed);
+    assert_eq!(out.failure.unwrap().check, "causality");
+    // Without the acquire, it is allowed, and the race flag is raised.
+    env.sets.insert("ACQ", BitSet::new(6));
+    env.sets.insert("RLX", BitSet::from_indices(6, [2, 4, 5]));
+    let out = m.evaluate(&env).unwrap();
+    assert!(out.allowed);
+    assert_eq!(out.flags, vec!["racy"]);
+}
