@@ -563,6 +563,7 @@ impl Relation {
         let preds = r.inverse();
         let mut state = LinState {
             set,
+            total: set.count(),
             preds: &preds,
             placed: BitSet::new(n),
             placed_list: Vec::with_capacity(set.count()),
@@ -574,6 +575,7 @@ impl Relation {
 
 struct LinState<'a> {
     set: &'a BitSet,
+    total: usize,
     preds: &'a Relation,
     placed: BitSet,
     placed_list: Vec<usize>,
@@ -582,7 +584,7 @@ struct LinState<'a> {
 
 impl LinState<'_> {
     fn extend<B>(&mut self, f: &mut impl FnMut(&Relation) -> ControlFlow<B>) -> ControlFlow<B> {
-        if self.placed_list.len() == self.set.count() {
+        if self.placed_list.len() == self.total {
             return f(&self.order);
         }
         let candidates: Vec<usize> = self
