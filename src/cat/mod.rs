@@ -1,1 +1,289 @@
 //! cat language: parser and interpreter over bitset relations.
+//!
+//! A [`Model`] is parsed once ([`Model::parse`]), with its `include`s resolved
+//! by a caller-supplied closure, and then evaluated on each candidate
+//! execution ([`Model::evaluate`]) through an [`Environment`] that provides
+//! the predefined sets and relations of `docs/cat-environment.md`.
+//! The supported language is described in `docs/cat-language.md`.
+
+pub mod ast;
+mod compile;
+mod eval;
+pub mod lexer;
+pub mod parser;
+
+use crate::diag::Diagnostic;
+use crate::rel::{BitSet, Relation};
+use ast::{CheckMode, Error, Stmt};
+use eval::{CStmt, Program};
+use std::fmt;
+
+/// What a model sees of one candidate execution.
+pub trait Environment {
+    /// Number of events; sets and relations range over `0..num_events()`.
+    fn num_events(&self) -> usize;
+    /// A predefined set (e.g. "R", "ACQ", "_"), or None if unknown.
+    fn set(&self, name: &str) -> Option<BitSet>;
+    /// A predefined relation (e.g. "po", "rf", "cta"), or None if unknown.
+    fn relation(&self, name: &str) -> Option<Relation>;
+    /// Whether the environment provides `name` (as a set or a relation).
+    /// The default asks [`Environment::set`] and [`Environment::relation`];
+    /// implementations may answer more cheaply.
+    fn knows(&self, name: &str) -> bool {
+        self.set(name).is_some() || self.relation(name).is_some()
+    }
+}
+
+/// Which test a check performs (a `~` negates it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CheckKind {
+    Acyclic,
+    Irreflexive,
+    Empty,
+    /// `~empty`.
+    NotEmpty,
+    /// `~acyclic`.
+    NotAcyclic,
+    /// `~irreflexive`.
+    NotIrreflexive,
+}
+
+impl fmt::Display for CheckKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CheckKind::Acyclic => "acyclic",
+            CheckKind::Irreflexive => "irreflexive",
+            CheckKind::Empty => "empty",
+            CheckKind::NotEmpty => "~empty",
+            CheckKind::NotAcyclic => "~acyclic",
+            CheckKind::NotIrreflexive => "~irreflexive",
+        })
+    }
+}
+
+/// Why an execution is forbidden.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The `as` name, or the check's source text if unnamed (e.g. `acyclic (rf | po)`).
+    pub check: String,
+    pub kind: CheckKind,
+    /// `Acyclic`: the events of a cycle `e0 -> e1 -> ... -> ek -> e0` (each
+    /// step an edge of the checked relation). `Irreflexive`: one event `e`
+    /// with `(e, e)` in the relation. `Empty`: the offending pairs flattened
+    /// (`[a0, b0, a1, b1, ...]`), or the members of a set. Negated checks:
+    /// empty.
+    pub witness: Vec<usize>,
+    /// With [`Model::evaluate_explain`]: the checked relation (named like the
+    /// check) and the relations the check refers to by name. Empty otherwise.
+    pub relations: Vec<(String, Relation)>,
+}
+
+/// The verdict of a model on one candidate execution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// All non-flag checks hold for some `with` choice.
+    pub allowed: bool,
+    /// Flags raised (for the accepted choice; if not allowed, empty).
+    pub flags: Vec<String>,
+    /// When not allowed: the first failing check of the first choice tried.
+    pub failure: Option<Failure>,
+}
+
+/// A parsed, name-resolved and type-checked cat model.
+#[derive(Clone, Debug)]
+pub struct Model {
+    name: String,
+    /// `(file name, source)`: the main file first, then includes in load order.
+    files: Vec<(String, String)>,
+    program: Program,
+}
+
+impl Model {
+    /// Parses `source` (named `file` in diagnostics);
+    /// `resolve(include_name) -> Option<(file_name, source)>`.
+    ///
+    /// A file is included once (later `include`s of it are skipped, as in
+    /// herd); including a file that is being included is a cycle and an error.
+    pub fn parse(
+        file: &str,
+        source: &str,
+        resolve: &dyn Fn(&str) -> Option<(String, String)>,
+    ) -> Result<Model, Diagnostic> {
+        let mut loader = Loader {
+            files: vec![(file.to_string(), source.to_string())],
+            stack: vec![file.to_string()],
+            done: Vec::new(),
+            resolve,
+        };
+        let result = loader.load(0).and_then(|(title, stmts)| {
+            let program = compile::compile(&stmts)?;
+            Ok((title, program))
+        });
+        let files = loader.files;
+        match result {
+            Ok((title, program)) => {
+                let name = title.unwrap_or_else(|| {
+                    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+                    base.strip_suffix(".cat").unwrap_or(base).to_string()
+                });
+                Ok(Model {
+                    name,
+                    files,
+                    program,
+                })
+            }
+            Err(e) => Err(to_diagnostic(&files, e)),
+        }
+    }
+
+    /// The model's title (first line name or string), or its file name
+    /// without `.cat` when it has none.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Labels of the non-flag checks, in order: the `as` name, or the check's
+    /// source text.
+    pub fn checks(&self) -> Vec<String> {
+        self.labels(|m| m == CheckMode::Require)
+    }
+
+    /// Labels of the `flag` checks, in order.
+    pub fn flags(&self) -> Vec<String> {
+        self.labels(|m| m == CheckMode::Flag)
+    }
+
+    fn labels(&self, keep: impl Fn(CheckMode) -> bool) -> Vec<String> {
+        self.program
+            .stmts
+            .iter()
+            .filter_map(|s| match s {
+                CStmt::Check(c) if keep(c.mode) => Some(c.label.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Names the model asks the environment for (predefined sets and
+    /// relations it uses), in order of first use.
+    pub fn required_names(&self) -> Vec<&str> {
+        self.program
+            .env_names
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect()
+    }
+
+    /// Checks that `env` provides every name the model needs from it; the
+    /// error points at the first use of the first unknown name.
+    pub fn check_environment(&self, env: &dyn Environment) -> Result<(), Diagnostic> {
+        for e in &self.program.env_names {
+            if !env.knows(&e.name) && e.name != "id" {
+                return Err(self.diagnostic(Error::new(
+                    e.loc,
+                    format!("unknown identifier '{}'", e.name),
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates the model on one candidate execution.
+    pub fn evaluate(&self, env: &dyn Environment) -> Result<Outcome, Diagnostic> {
+        self.run(env, false)
+    }
+
+    /// Like [`Model::evaluate`], but a failure also carries the relations
+    /// involved and, for `acyclic`, a shortest cycle. Slower; meant for
+    /// explaining one execution.
+    pub fn evaluate_explain(&self, env: &dyn Environment) -> Result<Outcome, Diagnostic> {
+        self.run(env, true)
+    }
+
+    fn run(&self, env: &dyn Environment, explain: bool) -> Result<Outcome, Diagnostic> {
+        let mut st = self.program.state(env);
+        let (allowed, flags, failure) = self
+            .program
+            .run(&mut st, explain)
+            .map_err(|e| self.diagnostic(e))?;
+        Ok(Outcome {
+            allowed,
+            flags,
+            failure,
+        })
+    }
+
+    fn diagnostic(&self, e: Error) -> Diagnostic {
+        to_diagnostic(&self.files, e)
+    }
+}
+
+fn to_diagnostic(files: &[(String, String)], e: Error) -> Diagnostic {
+    let (name, src) = &files[e.loc.file];
+    let mut d = Diagnostic::new(name.clone(), e.loc.pos, e.message).with_source(src);
+    if let Some(x) = e.expected {
+        d = d.expected(x);
+    }
+    d
+}
+
+/// Reads a file and its includes into one list of statements.
+struct Loader<'r> {
+    files: Vec<(String, String)>,
+    /// Files being included (for cycle detection), by name.
+    stack: Vec<String>,
+    /// Files already included.
+    done: Vec<String>,
+    resolve: &'r dyn Fn(&str) -> Option<(String, String)>,
+}
+
+impl Loader<'_> {
+    fn load(&mut self, index: usize) -> Result<(Option<String>, Vec<Stmt>), Error> {
+        let src = self.files[index].1.clone();
+        let parsed = parser::parse_file(&src, index)?;
+        let mut out = Vec::with_capacity(parsed.stmts.len());
+        for s in parsed.stmts {
+            let Stmt::Include { file, loc } = &s else {
+                out.push(s);
+                continue;
+            };
+            if self.stack.iter().any(|f| f == file) {
+                return Err(Error::new(
+                    *loc,
+                    format!("include cycle: '{file}' is already being included"),
+                ));
+            }
+            if self.done.iter().any(|f| f == file) {
+                continue;
+            }
+            let Some((name, text)) = (self.resolve)(file) else {
+                return Err(Error::new(
+                    *loc,
+                    format!("cannot find included file '{file}'"),
+                ));
+            };
+            if self.stack.contains(&name) {
+                return Err(Error::new(
+                    *loc,
+                    format!("include cycle: '{name}' is already being included"),
+                ));
+            }
+            if self.done.contains(&name) {
+                continue;
+            }
+            self.files.push((name.clone(), text));
+            let child = self.files.len() - 1;
+            self.stack.push(file.clone());
+            self.stack.push(name.clone());
+            let (_, stmts) = self.load(child)?;
+            self.stack.truncate(self.stack.len() - 2);
+            self.done.push(file.clone());
+            self.done.push(name);
+            out.extend(stmts);
+        }
+        Ok((parsed.title, out))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,209 @@
+//! Surface syntax of cat models, as parsed (before name resolution).
+//!
+//! The tree mirrors herd's grammar for the relational core. Herd's functional
+//! layer (tuples, explicit sets, tags, `fun`, `match`, `let ... in`,
+//! procedures, `forall`, `enum`) would add variants to [`ExprKind`] and
+//! [`Stmt`]; nothing here assumes the core is all there is.
+
+use crate::ir::Pos;
+
+/// A position in one of the files making up a model (`file` indexes the
+/// model's file table: 0 is the main file, then includes in load order).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Loc {
+    pub file: usize,
+    pub pos: Pos,
+}
+
+/// Prefix and postfix operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `~e`: complement (set w.r.t. all events, relation w.r.t. all pairs).
+    Complement,
+    /// `e+` / `e^+`: transitive closure.
+    Plus,
+    /// `e*` / `e^*`: reflexive-transitive closure.
+    Star,
+    /// `e?` / `e^?`: `e | id`.
+    Opt,
+    /// `e^-1`: inverse.
+    Inverse,
+    /// `[e]`: identity restricted to a set.
+    ToId,
+}
+
+impl UnOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            UnOp::Complement => "~",
+            UnOp::Plus => "+",
+            UnOp::Star => "*",
+            UnOp::Opt => "?",
+            UnOp::Inverse => "^-1",
+            UnOp::ToId => "[...]",
+        }
+    }
+}
+
+/// Infix operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `|`
+    Union,
+    /// `++`
+    Add,
+    /// `;`
+    Seq,
+    /// `\`
+    Diff,
+    /// `&`
+    Inter,
+    /// `*` between two operands: cartesian product of two sets.
+    Cartesian,
+}
+
+impl BinOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Union => "|",
+            BinOp::Add => "++",
+            BinOp::Seq => ";",
+            BinOp::Diff => "\\",
+            BinOp::Inter => "&",
+            BinOp::Cartesian => "*",
+        }
+    }
+}
+
+/// An expression with the location of its first character.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub loc: Loc,
+}
+
+/// Expression forms.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// `0`: the empty relation.
+    EmptyRel,
+    /// `_`: the set of all events.
+    Universe,
+    /// A name: `let`-bound, a function parameter, or predefined.
+    Var(String),
+    /// Prefix or postfix operator.
+    Unary(UnOp, Box<Expr>),
+    /// Infix operator; `op_loc` is where the operator is written.
+    Binary {
+        op: BinOp,
+        op_loc: Loc,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// `f(e1, ..., en)`.
+    App { func: String, args: Vec<Expr> },
+}
+
+/// One binding of a `let`: `x = e` or `f(a, b) = e`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Binding {
+    pub name: String,
+    pub loc: Loc,
+    /// `Some` for a function binding (its parameter names).
+    pub params: Option<Vec<(String, Loc)>>,
+    pub body: Expr,
+}
+
+/// The test of a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Test {
+    Acyclic,
+    Irreflexive,
+    Empty,
+}
+
+/// How a check's result is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckMode {
+    /// A plain check: the execution is forbidden when it fails.
+    Require,
+    /// `flag`: raises a flag when the check holds; never forbids.
+    Flag,
+    /// `undefined_unless`: raises the flag `undefined` when the check fails.
+    UndefinedUnless,
+}
+
+/// `[flag|undefined_unless] [~]test e [as name]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    pub mode: CheckMode,
+    pub negated: bool,
+    pub test: Test,
+    pub expr: Expr,
+    pub name: Option<String>,
+    /// Source text of the check from the test keyword (or `~`) to the end of
+    /// the expression, whitespace collapsed, e.g. `acyclic (rf | po)`.
+    pub text: String,
+    pub loc: Loc,
+}
+
+/// A top-level instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `let [rec] b1 and b2 ...`.
+    Let {
+        rec: bool,
+        bindings: Vec<Binding>,
+        loc: Loc,
+    },
+    /// A check.
+    Check(Check),
+    /// `with x from e`.
+    With {
+        var: String,
+        var_loc: Loc,
+        expr: Expr,
+        text: String,
+        loc: Loc,
+    },
+    /// `include "file"`.
+    Include { file: String, loc: Loc },
+    /// `show ...` / `unshow ...`: parsed, ignored.
+    Show { loc: Loc },
+}
+
+/// A parsed file: its optional title and its instructions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct File {
+    /// The leading name or quoted string, if any.
+    pub title: Option<String>,
+    pub stmts: Vec<Stmt>,
+}
+
+/// A located error of the cat front end or interpreter; turned into a
+/// [`crate::diag::Diagnostic`] by the model, which knows the file names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    pub loc: Loc,
+    pub message: String,
+    pub expected: Option<String>,
+}
+
+impl Error {
+    /// An error at `loc`.
+    pub fn new(loc: Loc, message: impl Into<String>) -> Self {
+        Error {
+            loc,
+            message: message.into(),
+            expected: None,
+        }
+    }
+
+    /// Adds what was expected.
+    pub fn expected(mut self, what: impl Into<String>) -> Self {
+        self.expected = Some(what.into());
+        self
+    }
+}
