@@ -95,7 +95,9 @@ pub enum Status {
     /// Disagreement listed in the known-differences file.
     Known(String),
     /// Disagreement nobody explained.
-    Unexplained { litmix_ok: bool },
+    Unexplained {
+        litmix_ok: bool,
+    },
     /// The test uses something litmix does not support (the message says what).
     Skipped(String),
     /// Any other failure (parse error, model error, limit).
@@ -160,7 +162,9 @@ impl Report {
         for (e, st) in &self.rows {
             match st {
                 Status::Agree => {}
-                Status::Known(r) => s.push_str(&format!("  known      {} [{}]: {r}\n", e.test, e.model)),
+                Status::Known(r) => {
+                    s.push_str(&format!("  known      {} [{}]: {r}\n", e.test, e.model))
+                }
                 Status::Unexplained { litmix_ok } => s.push_str(&format!(
                     "  UNEXPLAINED {} [{}]: oracle {} litmix {}\n",
                     e.test,
@@ -168,8 +172,12 @@ impl Report {
                     verdict(e.ok),
                     verdict(*litmix_ok)
                 )),
-                Status::Skipped(m) => s.push_str(&format!("  skipped    {} [{}]: {m}\n", e.test, e.model)),
-                Status::Error(m) => s.push_str(&format!("  ERROR      {} [{}]: {m}\n", e.test, e.model)),
+                Status::Skipped(m) => {
+                    s.push_str(&format!("  skipped    {} [{}]: {m}\n", e.test, e.model))
+                }
+                Status::Error(m) => {
+                    s.push_str(&format!("  ERROR      {} [{}]: {m}\n", e.test, e.model))
+                }
             }
         }
         for k in &self.stale {
@@ -217,10 +225,9 @@ pub fn run(
                 FileOutcome::Checked { result, .. } => {
                     if result.validated == e.ok {
                         Status::Agree
-                    } else if let Some(k) = known
-                        .iter()
-                        .find(|k| k.test == e.test && k.model == e.model && k.litmix_ok == result.validated)
-                    {
+                    } else if let Some(k) = known.iter().find(|k| {
+                        k.test == e.test && k.model == e.model && k.litmix_ok == result.validated
+                    }) {
                         Status::Known(k.reason.clone())
                     } else {
                         Status::Unexplained {
@@ -236,9 +243,9 @@ pub fn run(
         .iter()
         .filter(|k| models.is_empty() || models.contains(&k.model.as_str()))
         .filter(|k| {
-            !rows
-                .iter()
-                .any(|(e, s)| e.test == k.test && e.model == k.model && matches!(s, Status::Known(_)))
+            !rows.iter().any(|(e, s)| {
+                e.test == k.test && e.model == k.model && matches!(s, Status::Known(_))
+            })
         })
         .cloned()
         .collect();

@@ -89,11 +89,21 @@ impl FileOutcome {
 }
 
 /// Parses and checks one file. `model` overrides the arch default.
-pub fn check_file(path: &Path, model: Option<&str>, cache: &ModelCache, opts: &CheckOptions) -> FileOutcome {
+pub fn check_file(
+    path: &Path,
+    model: Option<&str>,
+    cache: &ModelCache,
+    opts: &CheckOptions,
+) -> FileOutcome {
     let file = path.display().to_string();
     let test = match crate::litmus::parse_file(path) {
         Ok(t) => t,
-        Err(d) => return FileOutcome::Failed { file, message: d.render() },
+        Err(d) => {
+            return FileOutcome::Failed {
+                file,
+                message: d.render(),
+            };
+        }
     };
     let spec = model.unwrap_or_else(|| crate::models::default_for_arch(&test.arch));
     let model = match cache.get(spec) {
@@ -106,7 +116,10 @@ pub fn check_file(path: &Path, model: Option<&str>, cache: &ModelCache, opts: &C
             test: Box::new(test),
             result: Box::new(result),
         },
-        Err(CheckError::Diagnostic(d)) => FileOutcome::Failed { file, message: d.render() },
+        Err(CheckError::Diagnostic(d)) => FileOutcome::Failed {
+            file,
+            message: d.render(),
+        },
         Err(e @ CheckError::Limit(_)) => FileOutcome::Failed {
             file: file.clone(),
             message: format!("{file}: {e}"),

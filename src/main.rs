@@ -11,7 +11,11 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Parser)]
-#[command(name = "litmix", version, about = "Check litmus tests against GPU and CPU memory models")]
+#[command(
+    name = "litmix",
+    version,
+    about = "Check litmus tests against GPU and CPU memory models"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -194,15 +198,27 @@ fn run(a: RunArgs) -> ExitCode {
                     for (i, w) in result.witnesses.iter().enumerate() {
                         let title = format!("{} ({}) witness {}", result.test, result.model, i + 1);
                         let path = dir.join(format!("{}-{}.dot", sanitize(&result.test), i + 1));
-                        if let Err(e) = std::fs::write(&path, report::dot::execution(test, &title, w)) {
+                        if let Err(e) =
+                            std::fs::write(&path, report::dot::execution(test, &title, w))
+                        {
                             eprintln!("litmix: cannot write {}: {e}", path.display());
                             failed = true;
                         }
                     }
                     for (i, f) in result.forbidden.iter().enumerate() {
-                        let title = format!("{} ({}) forbidden by {}", result.test, result.model, f.failure.check);
-                        let path = dir.join(format!("{}-forbidden-{}.dot", sanitize(&result.test), i + 1));
-                        if let Err(e) = std::fs::write(&path, report::dot::execution(test, &title, &f.execution)) {
+                        let title = format!(
+                            "{} ({}) forbidden by {}",
+                            result.test, result.model, f.failure.check
+                        );
+                        let path = dir.join(format!(
+                            "{}-forbidden-{}.dot",
+                            sanitize(&result.test),
+                            i + 1
+                        ));
+                        if let Err(e) = std::fs::write(
+                            &path,
+                            report::dot::execution(test, &title, &f.execution),
+                        ) {
                             eprintln!("litmix: cannot write {}: {e}", path.display());
                             failed = true;
                         }
@@ -211,22 +227,36 @@ fn run(a: RunArgs) -> ExitCode {
             }
         }
     }
-    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn sanitize(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "+-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "+-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
 fn bench(a: BenchArgs) -> ExitCode {
     let paths = if a.paths.is_empty() {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/oracles/dat3m");
-        vec![root.join("PTX/Manual"), root.join("PTX/Nvidia"), root.join("X86")]
-            .into_iter()
-            .filter(|p| p.is_dir())
-            .collect()
+        vec![
+            root.join("PTX/Manual"),
+            root.join("PTX/Nvidia"),
+            root.join("X86"),
+        ]
+        .into_iter()
+        .filter(|p| p.is_dir())
+        .collect()
     } else {
         a.paths.clone()
     };
@@ -235,7 +265,9 @@ fn bench(a: BenchArgs) -> ExitCode {
         .filter(|p| !p.components().any(|c| c.as_os_str() == "proxy"))
         .collect();
     if files.is_empty() {
-        eprintln!("litmix bench: no litmus files found (pass paths, or place ../shared/oracles beside the repository)");
+        eprintln!(
+            "litmix bench: no litmus files found (pass paths, or place ../shared/oracles beside the repository)"
+        );
         return ExitCode::from(2);
     }
     let opts = options(&a.limits);
@@ -279,7 +311,11 @@ fn bench(a: BenchArgs) -> ExitCode {
     for (f, t, c) in timings.iter().take(a.slowest) {
         println!("  {:8.2} ms  {:>9} candidates  {f}", t * 1000.0, c);
     }
-    if errors > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    if errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn conform(a: ConformArgs) -> ExitCode {
@@ -302,5 +338,9 @@ fn conform(a: ConformArgs) -> ExitCode {
     let models: Vec<&str> = a.models.iter().map(String::as_str).collect();
     let report = run(&root, &exp, &known, &models, &options(&a.limits));
     print!("{}", report.summary());
-    if report.passed() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }

@@ -80,9 +80,20 @@ pub fn load(spec: &str) -> Result<Model, Diagnostic> {
     }
     let path = Path::new(spec);
     if !path.exists() {
-        let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).chain(ALIASES.iter().map(|a| a.0)).collect();
-        return Err(Diagnostic::new(spec, Pos::default(), format!("no model named '{spec}' and no such file"))
-            .expected(format!("a built-in model ({}) or a path to a .cat file", names.join(", "))));
+        let names: Vec<&str> = BUILTINS
+            .iter()
+            .map(|b| b.name)
+            .chain(ALIASES.iter().map(|a| a.0))
+            .collect();
+        return Err(Diagnostic::new(
+            spec,
+            Pos::default(),
+            format!("no model named '{spec}' and no such file"),
+        )
+        .expected(format!(
+            "a built-in model ({}) or a path to a .cat file",
+            names.join(", ")
+        )));
     }
     let source = std::fs::read_to_string(path)
         .map_err(|e| Diagnostic::new(spec, Pos::default(), format!("cannot read model: {e}")))?;

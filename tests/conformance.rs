@@ -13,11 +13,15 @@ fn root() -> PathBuf {
 fn conform(models: &[&str], min_agree: usize) {
     let oracle = root().join("../shared/oracles/dat3m");
     if !oracle.join("expected.csv").exists() {
-        eprintln!("skipping conformance for {models:?}: {} not found", oracle.display());
+        eprintln!(
+            "skipping conformance for {models:?}: {} not found",
+            oracle.display()
+        );
         return;
     }
     let exp = read_expectations(&oracle.join("expected.csv")).expect("oracle manifest");
-    let known = read_known_differences(&root().join("tests/known-differences.csv")).expect("known differences");
+    let known = read_known_differences(&root().join("tests/known-differences.csv"))
+        .expect("known differences");
     let report = run(&oracle, &exp, &known, models, &CheckOptions::default());
     println!("{}", report.summary());
     assert!(report.passed(), "conformance failed:\n{}", report.summary());

@@ -15,6 +15,10 @@ fn hand_derived_verdicts() {
     println!("{}", report.summary());
     let (agree, _, _, skipped, _) = report.counts();
     assert_eq!(skipped, 0, "hand-derived tests must all be supported");
-    assert!(report.passed(), "hand-derived verdicts disagree:\n{}", report.summary());
+    assert!(
+        report.passed(),
+        "hand-derived verdicts disagree:\n{}",
+        report.summary()
+    );
     assert_eq!(agree, exp.len());
 }

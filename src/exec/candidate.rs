@@ -123,7 +123,10 @@ impl<'a> Skeleton<'a> {
                     }
                     if paths[t].events[e.local].rmw_read.is_some() {
                         set("RMW", i);
-                        set("RMW", base[t] + paths[t].events[e.local].rmw_read.unwrap_or(0));
+                        set(
+                            "RMW",
+                            base[t] + paths[t].events[e.local].rmw_read.unwrap_or(0),
+                        );
                     }
                 }
             }
@@ -146,13 +149,13 @@ impl<'a> Skeleton<'a> {
             for b in 0..n {
                 let (ea, eb) = (&events[a], &events[b]);
                 if ea.thread.is_some() && ea.thread == eb.thread {
-                    int.insert(a, b);
+                    int.add(a, b);
                     if ea.local < eb.local {
-                        po.insert(a, b);
+                        po.add(a, b);
                     }
                 }
                 if ea.loc.is_some() && ea.loc == eb.loc {
-                    loc.insert(a, b);
+                    loc.add(a, b);
                 }
             }
         }
@@ -160,16 +163,16 @@ impl<'a> Skeleton<'a> {
             let g = |i: usize| base[t] + i;
             for (i, e) in p.events.iter().enumerate() {
                 if let Some(r) = e.rmw_read {
-                    rmw.insert(g(r), g(i));
+                    rmw.add(g(r), g(i));
                 }
                 for &d in &e.addr_deps {
-                    addr.insert(g(d), g(i));
+                    addr.add(g(d), g(i));
                 }
                 for &d in &e.data_deps {
-                    data.insert(g(d), g(i));
+                    data.add(g(d), g(i));
                 }
                 for &d in &e.ctrl_deps {
-                    ctrl.insert(g(d), g(i));
+                    ctrl.add(g(d), g(i));
                 }
             }
         }
@@ -191,7 +194,7 @@ impl<'a> Skeleton<'a> {
             for a in 0..n {
                 for b in 0..n {
                     if same_instance(test, &events[a], &events[b], &level) {
-                        r.insert(a, b);
+                        r.add(a, b);
                     }
                 }
             }
@@ -349,7 +352,9 @@ impl<'s, 'a> Values<'s, 'a> {
         let a = self.sym(t, &c.a, &mut vis);
         let b = self.sym(t, &c.b, &mut vis);
         match (a, b) {
-            (Eval::Known(x), Eval::Known(y)) => Eval::Known(Value::Int(compare(c.cmp, x, y) as i64)),
+            (Eval::Known(x), Eval::Known(y)) => {
+                Eval::Known(Value::Int(compare(c.cmp, x, y) as i64))
+            }
             (Eval::Error(e), _) | (_, Eval::Error(e)) => Eval::Error(e),
             (Eval::Cyclic, _) | (_, Eval::Cyclic) => Eval::Cyclic,
             _ => Eval::Unknown,
@@ -384,9 +389,9 @@ pub fn coherence(skel: &Skeleton, orders: &[&Vec<usize>]) -> Relation {
     for (l, order) in orders.iter().enumerate() {
         let iw = skel.init[l];
         for (i, &a) in order.iter().enumerate() {
-            co.insert(iw, a);
+            co.add(iw, a);
             for &b in &order[i + 1..] {
-                co.insert(a, b);
+                co.add(a, b);
             }
         }
     }

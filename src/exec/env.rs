@@ -1,9 +1,9 @@
 //! Presents one candidate execution to the cat interpreter: the predefined
 //! sets and relations of docs/cat-environment.md.
 
+use super::CheckError;
 use super::candidate::{Eval, Skeleton, Values};
 use super::thread::EventKind;
-use super::CheckError;
 use crate::cat::Environment;
 use crate::diag::Diagnostic;
 use crate::ir::Value;
@@ -19,7 +19,12 @@ pub struct CandidateEnv<'s, 'a> {
 
 impl<'s, 'a> CandidateEnv<'s, 'a> {
     /// Wraps the parts of one candidate.
-    pub fn new(skel: &'s Skeleton<'a>, rf: &'s Relation, co: &'s Relation, bar: &'s Relation) -> Self {
+    pub fn new(
+        skel: &'s Skeleton<'a>,
+        rf: &'s Relation,
+        co: &'s Relation,
+        bar: &'s Relation,
+    ) -> Self {
         CandidateEnv { skel, rf, co, bar }
     }
 
@@ -125,7 +130,7 @@ pub fn barrier_relation(skel: &Skeleton, values: &Values) -> Result<Relation, Ch
                 !(tagged(a) || tagged(b)) || skel.rels[l.as_str()].contains(a, b)
             });
             if same_scope {
-                bar.insert(a, b);
+                bar.add(a, b);
             }
         }
     }

@@ -168,6 +168,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         elapsed: Duration::ZERO,
     };
     let mut forbidden: BTreeMap<Vec<Value>, Forbidden> = BTreeMap::new();
+    let mut env_checked = false;
 
     // Cartesian product of thread paths.
     let counts: Vec<usize> = thread_paths.iter().map(|t| t.paths.len()).collect();
@@ -191,6 +192,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             res: &mut res,
             forbidden: &mut forbidden,
             values: Values::new(&skel),
+            env_checked: &mut env_checked,
         };
         search.run(0)?;
         // Next combination.
@@ -210,7 +212,11 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
     }
 }
 
-fn finish(test: &Test, mut res: CheckResult, forbidden: BTreeMap<Vec<Value>, Forbidden>) -> CheckResult {
+fn finish(
+    test: &Test,
+    mut res: CheckResult,
+    forbidden: BTreeMap<Vec<Value>, Forbidden>,
+) -> CheckResult {
     res.validated = match test.condition.quantifier {
         Quantifier::Exists => res.positive > 0,
         Quantifier::NotExists => res.positive == 0,
@@ -232,6 +238,8 @@ struct RfSearch<'s, 'a> {
     res: &'s mut CheckResult,
     forbidden: &'s mut BTreeMap<Vec<Value>, Forbidden>,
     values: Values<'s, 'a>,
+    /// Set once the model's names were checked against the environment.
+    env_checked: &'s mut bool,
 }
 
 impl RfSearch<'_, '_> {
@@ -290,7 +298,9 @@ impl RfSearch<'_, '_> {
             match self.values.value(e) {
                 Eval::Known(v) => vals.push(Some(v)),
                 Eval::Cyclic | Eval::Unknown => {
-                    if skel.events[e].kind == EventKind::Read || skel.events[e].kind == EventKind::Write {
+                    if skel.events[e].kind == EventKind::Read
+                        || skel.events[e].kind == EventKind::Write
+                    {
                         self.res.cyclic += 1;
                         return Ok(());
                     }
@@ -307,12 +317,13 @@ impl RfSearch<'_, '_> {
         }
         let mut rf = crate::rel::Relation::new(n);
         for &r in &skel.reads {
-            rf.insert(self.values.rf[r], r);
+            rf.add(self.values.rf[r], r);
         }
         let bar = env::barrier_relation(skel, &self.values)?;
         let regs = self.final_registers();
 
-        let orders: Vec<Vec<Vec<usize>>> = skel.writes_by_loc.iter().map(|w| permutations(w)).collect();
+        let orders: Vec<Vec<Vec<usize>>> =
+            skel.writes_by_loc.iter().map(|w| permutations(w)).collect();
         let mut idx = vec![0usize; orders.len()];
         loop {
             self.res.candidates += 1;
@@ -325,9 +336,17 @@ impl RfSearch<'_, '_> {
             let chosen: Vec<&Vec<usize>> = orders.iter().zip(&idx).map(|(o, &i)| &o[i]).collect();
             let co = coherence(skel, &chosen);
             let env = CandidateEnv::new(skel, &rf, &co, &bar);
+            if !*self.env_checked {
+                self.model.check_environment(&env)?;
+                *self.env_checked = true;
+            }
             let outcome = self.model.evaluate(&env)?;
             let state = self.final_state(&regs, &chosen, &vals);
-            let sat = eval_prop(&self.skel.test.condition.prop, self.skel.test, &state_lookup(self.observed, &state));
+            let sat = eval_prop(
+                &self.skel.test.condition.prop,
+                self.skel.test,
+                &state_lookup(self.observed, &state),
+            );
             if outcome.allowed {
                 *self.res.states.entry(state.clone()).or_insert(0) += 1;
                 if sat {
@@ -351,7 +370,7 @@ impl RfSearch<'_, '_> {
                 if interesting
                     && !self.res.states.contains_key(&state)
                     && !self.forbidden.contains_key(&state)
-                    && let Some(failure) = outcome.failure
+                    && let Some(failure) = self.model.evaluate_explain(&env)?.failure
                 {
                     let execution = view(skel, &rf, &co, &vals, state.clone());
                     self.forbidden.insert(
@@ -385,15 +404,16 @@ impl RfSearch<'_, '_> {
         let mut out = BTreeMap::new();
         for term in self.observed {
             if let Term::Reg { thread, reg } = term {
-                let v = match self.skel.paths.get(*thread).and_then(|p| p.regs.get(reg)) {
-                    None => self.skel.test.threads.get(*thread).and_then(|t| {
-                        t.reg_init.iter().find(|(r, _)| r == reg).map(|(_, v)| *v)
-                    }),
-                    Some(sym) => match self.values.sym(*thread, sym, &mut Vec::new()) {
-                        Eval::Known(v) => Some(v),
-                        _ => None,
-                    },
-                };
+                let v =
+                    match self.skel.paths.get(*thread).and_then(|p| p.regs.get(reg)) {
+                        None => self.skel.test.threads.get(*thread).and_then(|t| {
+                            t.reg_init.iter().find(|(r, _)| r == reg).map(|(_, v)| *v)
+                        }),
+                        Some(sym) => match self.values.sym(*thread, sym, &mut Vec::new()) {
+                            Eval::Known(v) => Some(v),
+                            _ => None,
+                        },
+                    };
                 out.insert((*thread, reg.clone()), v.unwrap_or(Value::Int(0)));
             }
         }
@@ -409,7 +429,10 @@ impl RfSearch<'_, '_> {
         self.observed
             .iter()
             .map(|t| match t {
-                Term::Reg { thread, reg } => regs.get(&(*thread, reg.clone())).copied().unwrap_or(Value::Int(0)),
+                Term::Reg { thread, reg } => regs
+                    .get(&(*thread, reg.clone()))
+                    .copied()
+                    .unwrap_or(Value::Int(0)),
                 Term::Loc(l) => match orders[*l].last() {
                     Some(&w) => vals[w].unwrap_or(Value::Int(0)),
                     None => self.skel.test.locations[*l].init,
@@ -536,7 +559,13 @@ pub fn term_name(test: &Test, t: &Term) -> String {
 pub fn value_text(test: &Test, v: Value) -> String {
     match v {
         Value::Int(i) => i.to_string(),
-        Value::Addr(l) => format!("&{}", test.locations.get(l).map(|l| l.name.as_str()).unwrap_or("?")),
+        Value::Addr(l) => format!(
+            "&{}",
+            test.locations
+                .get(l)
+                .map(|l| l.name.as_str())
+                .unwrap_or("?")
+        ),
     }
 }
 

@@ -11,8 +11,7 @@
 
 use crate::diag::Diagnostic;
 use crate::ir::{
-    Address, BarrierKind, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, Pos, RmwOp, Thread,
-    Value,
+    Address, BarrierKind, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, Pos, RmwOp, Thread, Value,
 };
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
@@ -526,7 +525,11 @@ fn rmw_step(
                     old.clone(),
                     operand(&st.regs, bound),
                     Rc::new(Sym::Const(Value::Int(0))),
-                    Rc::new(Sym::Bin(BinOp::Add, old.clone(), Rc::new(Sym::Const(Value::Int(1))))),
+                    Rc::new(Sym::Bin(
+                        BinOp::Add,
+                        old.clone(),
+                        Rc::new(Sym::Const(Value::Int(1))),
+                    )),
                 )),
                 RmwOp::Dec(bound) => {
                     let b = operand(&st.regs, bound);
@@ -536,7 +539,8 @@ fn rmw_step(
                         old.clone(),
                         Rc::new(Sym::Const(Value::Int(1))),
                     ));
-                    let inner = Rc::new(Sym::Ite(CmpOp::Gt, old.clone(), b.clone(), b.clone(), dec));
+                    let inner =
+                        Rc::new(Sym::Ite(CmpOp::Gt, old.clone(), b.clone(), b.clone(), dec));
                     Rc::new(Sym::Ite(
                         CmpOp::Eq,
                         old.clone(),

@@ -18,11 +18,18 @@ fn colour(rel: &str) -> &'static str {
 
 /// A `digraph` of one execution, threads as clusters.
 pub fn execution(test: &Test, title: &str, ex: &ExecutionView) -> String {
-    let mut out = format!("digraph \"{}\" {{\n  label=\"{}\";\n  node [shape=box, fontname=\"monospace\"];\n", esc(title), esc(title));
-    let threads: std::collections::BTreeSet<Option<usize>> = ex.events.iter().map(|e| e.thread).collect();
+    let mut out = format!(
+        "digraph \"{}\" {{\n  label=\"{}\";\n  node [shape=box, fontname=\"monospace\"];\n",
+        esc(title),
+        esc(title)
+    );
+    let threads: std::collections::BTreeSet<Option<usize>> =
+        ex.events.iter().map(|e| e.thread).collect();
     for t in threads {
         let name = t.map(|t| format!("P{t}")).unwrap_or_else(|| "init".into());
-        out.push_str(&format!("  subgraph \"cluster_{name}\" {{\n    label=\"{name}\";\n"));
+        out.push_str(&format!(
+            "  subgraph \"cluster_{name}\" {{\n    label=\"{name}\";\n"
+        ));
         for (i, e) in ex.events.iter().enumerate().filter(|(_, e)| e.thread == t) {
             out.push_str(&format!(
                 "    {} [label=\"{}: {}\"];\n",

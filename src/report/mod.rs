@@ -63,7 +63,11 @@ pub fn prop_text(test: &Test, p: &Prop) -> String {
                 go(test, a, 3, out);
             }
             Prop::And(a, b) | Prop::Or(a, b) => {
-                let (prec, op) = if matches!(p, Prop::And(..)) { (2, " /\\ ") } else { (1, " \\/ ") };
+                let (prec, op) = if matches!(p, Prop::And(..)) {
+                    (2, " /\\ ")
+                } else {
+                    (1, " \\/ ")
+                };
                 if parent > prec {
                     out.push('(');
                 }

@@ -25,7 +25,7 @@ pub fn explain(test: &Test, r: &CheckResult) -> String {
     let mut out = String::new();
     for f in &r.forbidden {
         out.push_str(&format!(
-            "Forbidden outcome: {}\n  violates {} ({:?})\n",
+            "Forbidden outcome: {}\n  violates {} ({})\n",
             state_text(test, &r.observed, &f.state),
             f.failure.check,
             f.failure.kind
