@@ -90,11 +90,17 @@ mod tests {
 
     #[test]
     fn render_points_at_column() {
-        let d = Diagnostic::new("t.litmus", Pos { line: 2, col: 3 }, "unsupported instruction 'foo'")
-            .expected("an instruction")
-            .with_source("line one\n  foo x\n");
+        let d = Diagnostic::new(
+            "t.litmus",
+            Pos { line: 2, col: 3 },
+            "unsupported instruction 'foo'",
+        )
+        .expected("an instruction")
+        .with_source("line one\n  foo x\n");
         let r = d.render();
-        assert!(r.starts_with("t.litmus:2:3: error: unsupported instruction 'foo' (expected an instruction)"));
+        assert!(r.starts_with(
+            "t.litmus:2:3: error: unsupported instruction 'foo' (expected an instruction)"
+        ));
         assert!(r.contains("2 |   foo x"));
         assert!(r.ends_with("  |   ^"));
     }

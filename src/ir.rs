@@ -166,19 +166,37 @@ pub enum InstrKind {
     /// Memory write of `src`.
     Store { addr: Address, src: Operand },
     /// Atomic read-modify-write; `dst` receives the old value (None for `red`).
-    Rmw { dst: Option<Reg>, addr: Address, op: RmwOp },
+    Rmw {
+        dst: Option<Reg>,
+        addr: Address,
+        op: RmwOp,
+    },
     /// A fence; its flavour is in the tags.
     Fence,
     /// An execution barrier. Two barriers match when they are in the same
     /// scope instance, have equal `id` and `count` values and the same
     /// per-thread instance number (see docs/decisions.md).
-    Barrier { kind: BarrierKind, id: Operand, count: Option<Operand> },
+    Barrier {
+        kind: BarrierKind,
+        id: Operand,
+        count: Option<Operand>,
+    },
     /// `dst = src`.
     Mov { dst: Reg, src: Operand },
     /// `dst = a op b`.
-    Op { dst: Reg, op: BinOp, a: Operand, b: Operand },
+    Op {
+        dst: Reg,
+        op: BinOp,
+        a: Operand,
+        b: Operand,
+    },
     /// Conditional jump to `target` when `a cmp b`.
-    Branch { cmp: CmpOp, a: Operand, b: Operand, target: String },
+    Branch {
+        cmp: CmpOp,
+        a: Operand,
+        b: Operand,
+        target: String,
+    },
     /// Unconditional jump.
     Goto { target: String },
     /// A jump target.
