@@ -268,7 +268,7 @@ struct Parser<'a> {
 }
 
 /// Deepest nesting of parentheses accepted in conditions and scope trees.
-const MAX_DEPTH: u32 = 500;
+const MAX_DEPTH: u32 = 128;
 
 impl<'a> Parser<'a> {
     fn file(&self) -> &'a str {
@@ -391,6 +391,15 @@ pub fn parse_table_test(
     let init = parse_init(&mut p)?;
 
     // Thread table header.
+    let first = p.peek()?;
+    if ends_table(&first) {
+        return Err(p
+            .err(
+                first.pos,
+                format!("missing thread table, found {}", first.describe()),
+            )
+            .expected(HEADER_EXPECTED));
+    }
     let (header_cells, _) = parse_row(&mut p, None)?;
     let mut threads = Vec::new();
     for (i, cell) in header_cells.iter().enumerate() {
@@ -703,14 +712,20 @@ fn parse_row(p: &mut Parser<'_>, ncols: Option<usize>) -> Result<(Vec<Cell>, Pos
     loop {
         let t = p.peek()?;
         if t.is_eof() {
-            let what = if ncols.is_none() {
-                "the thread table header"
+            return Err(if ncols.is_none() {
+                p.err(t.pos, "unexpected end of file in the thread table header")
+                    .expected("'|' or ';'")
             } else {
-                "a thread table row"
-            };
-            return Err(p
-                .err(t.pos, format!("unexpected end of file in {what}"))
-                .expected("'|' or ';'"));
+                p.err(
+                    t.pos,
+                    format!(
+                        "unexpected end of file in a thread table row (the row starts at {row_pos})"
+                    ),
+                )
+                .expected(
+                    "'|' or ';' to end the row, or a condition: 'exists', '~exists' or 'forall'",
+                )
+            });
         }
         // A condition keyword on a new line means the row lacks its ';'.
         if let Some((prev_pos, prev_len)) = last_end

@@ -804,19 +804,19 @@ fn parse_barrier(
         ops: &[],
         spaces: false,
         types: false,
-        extra: &["cta", "sync", "arrive", "red", "aligned"],
+        extra: &["cta", "sync", "arrive", "aligned"],
     };
+    if let Some((_, p)) = quals.iter().find(|(n, _)| n == "red") {
+        return Err(cur
+            .error(*p, format!("unsupported instruction '{base}.red'"))
+            .expected(format!("{base}.sync or {base}.arrive")));
+    }
     let q = parse_quals(cur, base, quals, &spec)?;
     let mut kind: Option<(BarrierKind, Pos)> = None;
     for (n, p) in &q.extra {
         let k = match n.as_str() {
             "sync" => BarrierKind::Sync,
             "arrive" => BarrierKind::Arrive,
-            "red" => {
-                return Err(cur
-                    .error(*p, format!("unsupported instruction '{base}.red'"))
-                    .expected(format!("{base}.sync or {base}.arrive")));
-            }
             _ => continue,
         };
         if kind.is_some() {
