@@ -614,3 +614,12 @@ fn parse_file_sets_the_path_and_reports_io_errors() {
     assert!(d.message.contains("cannot read file"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn crlf_line_endings_and_byte_order_mark() {
+    let src = "\u{feff}X86 SB\r\n\"doc\"\r\nCycle=x\r\n{ x=0; }\r\n P0 | P1 ;\r\n MOV [x],$1 | MOV EAX,[x] ;\r\nexists (1:EAX=0)\r\n<<\r\n>>\r\n";
+    let t = parse(src);
+    assert_eq!(t.name, "SB");
+    assert_eq!(t.threads[1].code[0].text, "MOV EAX,[x]");
+    assert_eq!(t.threads[1].code[0].pos, Pos { line: 6, col: 15 });
+}

@@ -14,7 +14,8 @@
 //! - double-quoted strings, which may span lines;
 //! - punctuation, longest match first (`/\`, `\/`, `==`, `!=`, `<=`, ...).
 //!
-//! Whitespace and OCaml-style comments `(* ... *)` (nested) separate tokens.
+//! Whitespace (a byte-order mark included) and OCaml-style comments
+//! `(* ... *)` (nested) separate tokens.
 
 use crate::diag::Diagnostic;
 use crate::ir::Pos;
@@ -183,7 +184,7 @@ impl<'a> Lexer<'a> {
     pub fn skip_ws(&mut self) -> Result<(), Diagnostic> {
         loop {
             match self.peek_char() {
-                Some(c) if c.is_whitespace() => {
+                Some(c) if c.is_whitespace() || c == '\u{feff}' => {
                     self.bump();
                 }
                 Some('(') if self.peek_char2() == Some('*') => self.skip_comment()?,

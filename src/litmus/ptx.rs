@@ -358,7 +358,7 @@ fn parse_operand(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Opnd, 
         return Ok(Opnd::AddrOf(name.to_string(), pos));
     }
     if cur.eat_punct("[") {
-        let (name, npos) = cur.expect_ident("a location or a register inside '[ ]'")?;
+        let (name, _) = cur.expect_ident("a location or a register inside '[ ]'")?;
         if cur
             .peek()
             .is_some_and(|t| t.is_punct("+") || t.is_punct("-"))
@@ -373,7 +373,6 @@ fn parse_operand(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Opnd, 
         } else {
             Address::Loc(ctx.locs.id(name))
         };
-        let _ = npos;
         return Ok(Opnd::Mem(addr, pos));
     }
     match cur.peek().map(|t| &t.tok) {
@@ -554,12 +553,7 @@ fn parse_instr(
 }
 
 /// Tags of a load/store from its semantics and scope, after validation.
-fn access_tags(
-    cur: &Cursor<'_>,
-    base: &str,
-    q: &Quals,
-    mpos: Pos,
-) -> Result<Vec<String>, Diagnostic> {
+fn access_tags(cur: &Cursor<'_>, base: &str, q: &Quals) -> Result<Vec<String>, Diagnostic> {
     let sem = q.sem.map(|(s, _)| s).unwrap_or(Sem::Weak);
     match (q.sem, q.scope) {
         (None, Some((_, spos))) => Err(cur
@@ -582,7 +576,6 @@ fn access_tags(
             .error(spos, format!("'.{}' needs a scope", s.name()))
             .expected(SCOPE_EXPECTED)),
         _ => {
-            let _ = mpos;
             let mut tags = vec![sem.tag().to_string()];
             if sem == Sem::Volatile {
                 tags.push("SYS".into());
@@ -642,7 +635,7 @@ fn parse_ld(
             vec![],
         ));
     }
-    let tags = access_tags(cur, "ld", &q, src.pos())?;
+    let tags = access_tags(cur, "ld", &q)?;
     let addr = address(cur, ctx, src)?;
     Ok((InstrKind::Load { dst, addr }, tags))
 }
@@ -661,9 +654,8 @@ fn parse_st(
         extra: &[],
     };
     let q = parse_quals(cur, "st", quals, &spec)?;
+    let tags = access_tags(cur, "st", &q)?;
     let a = parse_operand(cur, ctx)?;
-    let apos = a.pos();
-    let tags = access_tags(cur, "st", &q, apos)?;
     let addr = address(cur, ctx, a)?;
     comma(cur)?;
     let v = parse_operand(cur, ctx)?;
