@@ -1,1 +1,80 @@
-//! Litmus front ends.
+//! Litmus front ends: `.litmus` text → [`ir::Test`].
+//!
+//! The first word of the file names the architecture and picks the front
+//! end. Supported: `PTX` and `X86` (case-insensitive). Both use herd's table
+//! format, parsed by [`common`]; the instructions of each thread column are
+//! parsed by a [`common::Dialect`] chosen per thread (see [`ptx`], [`x86`]).
+//!
+//! Adding a dialect means writing a `Dialect` for its instructions and a
+//! match arm in [`parse_str`]; a compound test (`X86+PTX`) needs only a
+//! selector that picks the dialect from each thread header.
+//!
+//! Registers versus locations: x86 registers are the fixed x86 register
+//! names; for PTX see the rule in [`ptx`] (init-declared register, else
+//! init-declared location, else `%name`/`r<N>` is a register, else a
+//! location). In conditions `P0:r` / `0:r` is always a register, a bare `x`
+//! or `[x]` a location (a bare name on the right of a comparison is its
+//! address, as in herd).
+//!
+//! Not supported (clear diagnostics): proxy alias declarations
+//! (`y @ generic aliases x`), proxy instructions (`fence.proxy.*`, `sust`,
+//! `suld`, `tld`, ...), `bar.red`, predicated PTX (`@p`), address offsets
+//! (`[x+4]`), the `filter` clause, non-locked x86 memory arithmetic.
+
+pub mod common;
+pub mod lexer;
+pub mod ptx;
+pub mod x86;
+
+use std::path::Path;
+
+use crate::diag::Diagnostic;
+use crate::ir::{self, Pos};
+use common::Dialect;
+use lexer::Lexer;
+
+/// Architectures accepted on the first line.
+pub const SUPPORTED_ARCHS: &[&str] = &["PTX", "X86"];
+
+/// Reads and parses a litmus file; [`ir::Test::file`] is set to `path`.
+pub fn parse_file(path: &Path) -> Result<ir::Test, Diagnostic> {
+    let name = path.display().to_string();
+    let source = std::fs::read_to_string(path).map_err(|e| {
+        Diagnostic::new(
+            name.clone(),
+            Pos { line: 1, col: 1 },
+            format!("cannot read file: {e}"),
+        )
+    })?;
+    let mut test = parse_str(&name, &source)?;
+    test.file = Some(path.to_path_buf());
+    Ok(test)
+}
+
+/// Parses litmus source text; `file_name` is used in diagnostics.
+pub fn parse_str(file_name: &str, source: &str) -> Result<ir::Test, Diagnostic> {
+    parse_inner(file_name, source).map_err(|d| d.with_source(source))
+}
+
+fn parse_inner(file_name: &str, source: &str) -> Result<ir::Test, Diagnostic> {
+    let lx = Lexer::new(file_name, source);
+    let mut probe = lx;
+    probe.skip_ws()?;
+    let Some((arch, pos)) = probe.read_word() else {
+        return Err(Diagnostic::new(file_name, probe.pos(), "empty file")
+            .expected("a header line like 'PTX name' or 'X86 name'"));
+    };
+    let dialect: &'static dyn Dialect = match arch.to_ascii_uppercase().as_str() {
+        "PTX" => &ptx::PTX,
+        "X86" => &x86::X86_DIALECT,
+        _ => {
+            return Err(Diagnostic::new(
+                file_name,
+                pos,
+                format!("unsupported architecture '{arch}'"),
+            )
+            .expected(format!("one of {}", SUPPORTED_ARCHS.join(", "))));
+        }
+    };
+    common::parse_table_test(lx, dialect.arch().name(), &|_| Ok(dialect))
+}
