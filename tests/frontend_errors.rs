@@ -144,7 +144,7 @@ fn proxy_alias_is_unsupported() {
         4,
         3,
         "unsupported init entry",
-        "'='",
+        "'=' and an initial value",
     );
 }
 

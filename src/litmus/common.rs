@@ -614,7 +614,7 @@ fn parse_init_entry(p: &mut Parser<'_>) -> Result<InitEntry, Diagnostic> {
                 t.pos,
                 "unsupported init entry: proxy alias declarations ('@') are not supported",
             )
-            .expected("'='"));
+            .expected("'=' and an initial value"));
     }
     if !t.is_punct("=") {
         return Err(p.unexpected(&t, "'='"));
