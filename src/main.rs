@@ -272,7 +272,9 @@ fn bench(a: BenchArgs) -> ExitCode {
     }
     let opts = options(&a.limits);
     let cache = ModelCache::default();
-    let mut best: Option<(f64, Vec<(String, f64, u64)>, usize)> = None;
+    // (wall seconds, per-file (name, seconds, candidates), failures) of the fastest run.
+    type Run = (f64, Vec<(String, f64, u64)>, usize);
+    let mut best: Option<Run> = None;
     for _ in 0..a.repeat.max(1) {
         let errors = AtomicUsize::new(0);
         let start = std::time::Instant::now();

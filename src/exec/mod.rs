@@ -268,7 +268,7 @@ impl RfSearch<'_, '_> {
         for (t, p) in self.skel.paths.iter().enumerate() {
             for c in &p.constraints {
                 match self.values.constraint(t, c) {
-                    Eval::Known(v) if v == Value::Int(0) => return false,
+                    Eval::Known(Value::Int(0)) => return false,
                     Eval::Error(_) => return false,
                     _ => {}
                 }
@@ -344,7 +344,6 @@ impl RfSearch<'_, '_> {
             let state = self.final_state(&regs, &chosen, &vals);
             let sat = eval_prop(
                 &self.skel.test.condition.prop,
-                self.skel.test,
                 &state_lookup(self.observed, &state),
             );
             if outcome.allowed {
@@ -573,7 +572,7 @@ fn state_lookup<'t>(observed: &'t [Term], state: &[Value]) -> Vec<(&'t Term, Val
     observed.iter().zip(state.iter().copied()).collect()
 }
 
-fn eval_prop(p: &Prop, test: &Test, st: &[(&Term, Value)]) -> bool {
+fn eval_prop(p: &Prop, st: &[(&Term, Value)]) -> bool {
     let term = |t: &Term| -> Value {
         match t {
             Term::Const(v) => *v,
@@ -588,8 +587,8 @@ fn eval_prop(p: &Prop, test: &Test, st: &[(&Term, Value)]) -> bool {
         Prop::True => true,
         Prop::False => false,
         Prop::Cmp(c, a, b) => thread::compare(*c, term(a), term(b)),
-        Prop::Not(a) => !eval_prop(a, test, st),
-        Prop::And(a, b) => eval_prop(a, test, st) && eval_prop(b, test, st),
-        Prop::Or(a, b) => eval_prop(a, test, st) || eval_prop(b, test, st),
+        Prop::Not(a) => !eval_prop(a, st),
+        Prop::And(a, b) => eval_prop(a, st) && eval_prop(b, st),
+        Prop::Or(a, b) => eval_prop(a, st) || eval_prop(b, st),
     }
 }

@@ -231,7 +231,7 @@ pub fn explore(
             if st.events.len() > limits.max_events {
                 return Err(Diagnostic::new(
                     file,
-                    thread.code.first().map(|i| i.pos).unwrap_or(Pos::default()),
+                    thread.code.first().map(|i| i.pos).unwrap_or_default(),
                     format!(
                         "thread P{} has a path with more than {} events (limit; raise --max-events)",
                         thread.id, limits.max_events

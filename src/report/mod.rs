@@ -59,7 +59,7 @@ pub fn prop_text(test: &Test, p: &Prop) -> String {
                 out.push_str(&crate::exec::term_name(test, b));
             }
             Prop::Not(a) => {
-                out.push_str("~");
+                out.push('~');
                 go(test, a, 3, out);
             }
             Prop::And(a, b) | Prop::Or(a, b) => {
