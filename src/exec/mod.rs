@@ -256,10 +256,16 @@ impl RfSearch<'_, '_> {
         let mut sources = vec![self.skel.init[loc]];
         sources.extend(self.skel.writes_by_loc[loc].iter().copied());
         for w in sources {
-            self.values.rf[r] = w;
+            self.values.set_rf(r, w);
+            if self.values.value(r) == Eval::Cyclic {
+                // The value would depend on itself whatever the other reads
+                // choose: the whole subtree is out of thin air.
+                self.res.cyclic += 1;
+                continue;
+            }
             self.run(k + 1)?;
         }
-        self.values.rf[r] = usize::MAX;
+        self.values.set_rf(r, usize::MAX);
         Ok(())
     }
 
@@ -268,8 +274,8 @@ impl RfSearch<'_, '_> {
         for (t, p) in self.skel.paths.iter().enumerate() {
             for c in &p.constraints {
                 match self.values.constraint(t, c) {
-                    Eval::Known(Value::Int(0)) => return false,
-                    Eval::Error(_) => return false,
+                    Eval::Known(Value::Int(0)) | Eval::Error(_) => return false,
+                    Eval::Cyclic => return false,
                     _ => {}
                 }
             }
@@ -317,7 +323,7 @@ impl RfSearch<'_, '_> {
         }
         let mut rf = crate::rel::Relation::new(n);
         for &r in &skel.reads {
-            rf.add(self.values.rf[r], r);
+            rf.add(self.values.rf_source(r).unwrap_or(r), r);
         }
         let bar = env::barrier_relation(skel, &self.values)?;
         let regs = self.final_registers();
