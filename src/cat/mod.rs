@@ -76,6 +76,12 @@ pub struct Failure {
     /// With [`Model::evaluate_explain`]: the checked relation (named like the
     /// check) and the relations the check refers to by name. Empty otherwise.
     pub relations: Vec<(String, Relation)>,
+    /// With [`Model::evaluate_explain`]: the witness spelled out as steps
+    /// `(from, to, relation)` through the model's definitions down to
+    /// predefined relations (`po`, `rf`, `co`, ...) or opaque names (a `let
+    /// rec`, a `with` choice). Consecutive steps chain; for an irreflexive or
+    /// acyclic failure the last step returns to the first event.
+    pub path: Vec<(usize, usize, String)>,
 }
 
 /// The verdict of a model on one candidate execution.
