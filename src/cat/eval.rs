@@ -223,7 +223,95 @@ fn into_rel(v: Cow<'_, Value>, loc: Loc, what: &str) -> Res<Relation> {
     }
 }
 
+impl State<'_> {
+    /// Pre-fills caches with values known from earlier evaluations.
+    pub fn seed(&mut self, env_values: &[Option<Value>], slot_values: &[Option<Value>]) {
+        for (cell, v) in self.env_vals.iter_mut().zip(env_values) {
+            if let Some(v) = v {
+                let _ = cell.set(v.clone());
+            }
+        }
+        for (cell, v) in self.slots.iter_mut().zip(slot_values) {
+            if let Some(v) = v {
+                let _ = cell.set(v.clone());
+            }
+        }
+    }
+
+    /// Copies computed values of static names and slots into the caches.
+    pub fn harvest(
+        &self,
+        env_static: &[bool],
+        slot_static: &[bool],
+        env_values: &mut [Option<Value>],
+        slot_values: &mut [Option<Value>],
+    ) {
+        for (i, cell) in self.env_vals.iter().enumerate() {
+            if env_static[i] && env_values[i].is_none() {
+                env_values[i] = cell.get().cloned();
+            }
+        }
+        for (i, cell) in self.slots.iter().enumerate() {
+            if slot_static[i] && slot_values[i].is_none() {
+                slot_values[i] = cell.get().cloned();
+            }
+        }
+    }
+}
+
 impl Program {
+    /// Which environment names and slots are static for `env` (see
+    /// `Environment::is_static`): a slot is static when its definition uses
+    /// only static names and static slots (no `with` variable, no `let rec`,
+    /// no function call).
+    pub fn static_parts(&self, env: &dyn Environment) -> (Vec<bool>, Vec<bool>) {
+        let env_static: Vec<bool> = self
+            .env_names
+            .iter()
+            .map(|n| env.is_static(&n.name))
+            .collect();
+        let mut slot_static = vec![false; self.slots.len()];
+        // Definitions only refer to earlier slots (recursion goes through
+        // groups, which are never static), so one pass in order suffices;
+        // iterate to a fixpoint anyway in case of forward references.
+        loop {
+            let mut changed = false;
+            for i in 0..self.slots.len() {
+                if slot_static[i] {
+                    continue;
+                }
+                if let SlotDef::Expr(e) = &self.slots[i].def
+                    && self.expr_static(e, &env_static, &slot_static)
+                {
+                    slot_static[i] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return (env_static, slot_static);
+            }
+        }
+    }
+
+    fn expr_static(&self, e: &CExpr, env_static: &[bool], slot_static: &[bool]) -> bool {
+        match &e.node {
+            Node::EmptyRel | Node::Universe => true,
+            Node::Env(i) => env_static[*i],
+            Node::Slot(i) => slot_static[*i],
+            Node::Local(_) | Node::Call(..) => false,
+            Node::Unary(_, a) | Node::Domain(a) | Node::Range(a) => {
+                self.expr_static(a, env_static, slot_static)
+            }
+            Node::Binary(_, _, a, b) => {
+                self.expr_static(a, env_static, slot_static)
+                    && self.expr_static(b, env_static, slot_static)
+            }
+            Node::FenceRel(a, po) => {
+                env_static[*po] && self.expr_static(a, env_static, slot_static)
+            }
+        }
+    }
+
     /// Fresh per-evaluation state.
     pub fn state<'e>(&self, env: &'e dyn Environment) -> State<'e> {
         State {

@@ -193,6 +193,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             forbidden: &mut forbidden,
             values: Values::new(&skel),
             env_checked: &mut env_checked,
+            cache: model.new_cache(),
         };
         search.run(0)?;
         // Next combination.
@@ -240,6 +241,8 @@ struct RfSearch<'s, 'a> {
     values: Values<'s, 'a>,
     /// Set once the model's names were checked against the environment.
     env_checked: &'s mut bool,
+    /// Model definitions that depend only on this skeleton.
+    cache: crate::cat::StaticCache,
 }
 
 impl RfSearch<'_, '_> {
@@ -346,7 +349,7 @@ impl RfSearch<'_, '_> {
                 self.model.check_environment(&env)?;
                 *self.env_checked = true;
             }
-            let outcome = self.model.evaluate(&env)?;
+            let outcome = self.model.evaluate_cached(&env, &mut self.cache)?;
             let state = self.final_state(&regs, &chosen, &vals);
             let sat = eval_prop(
                 &self.skel.test.condition.prop,
