@@ -775,7 +775,7 @@ fn static_cache_reuses_static_definitions_and_keeps_verdicts() {
     // A second candidate with the same static part but a forbidden rf:
     // P1 reads y=1 and then x=0 while P0 wrote x before y (MP cycle).
     let forbidden = Mock::mp().rel("fr", &[(5, 2)]).rel("rf", &[(3, 4), (0, 5)]);
-    let plain = m.evaluate(&forbidden).unwrap().allowed;
+    let plain = m.evaluate(&Mock::mp()).unwrap().allowed;
     let cached = m.evaluate_cached(&forbidden, &mut cache).unwrap().allowed;
     assert_eq!(plain, cached);
     assert!(!cached, "MP with ppo W*W and R*R is forbidden");
