@@ -119,13 +119,15 @@ fn read_known(path: &Path) -> BTreeMap<String, (String, Kind)> {
     out
 }
 
+/// A pure test: its name, the pure model, how cmm differs from it.
+type Compared = (String, &'static str, Option<Kind>);
+
 #[test]
 fn cmm_agrees_with_pure_models() {
     let (files, with_shared) = tests();
     let cache = ModelCache::default();
     let opts = CheckOptions::default();
-    // (name, pure model, difference) for each pure test.
-    let results: Vec<Result<Option<(String, &str, Option<Kind>)>, String>> = files
+    let results: Vec<Result<Option<Compared>, String>> = files
         .par_iter()
         .map(|(name, path)| {
             let test = litmix::litmus::parse_file(path).map_err(|d| d.render())?;
