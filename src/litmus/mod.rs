@@ -1,9 +1,10 @@
 //! Litmus front ends: `.litmus` text → [`ir::Test`].
 //!
 //! The first word of the file names the architecture and picks the front
-//! end. Supported: `PTX` and `X86` (case-insensitive). Both use herd's table
-//! format, parsed by [`common`]; the instructions of each thread column are
-//! parsed by a [`common::Dialect`] chosen per thread (see [`ptx`], [`x86`]).
+//! end. Supported: `PTX`, `X86` and compound `X86+PTX` (case-insensitive).
+//! All use herd's table format, parsed by [`common`]; the instructions of
+//! each thread column are parsed by a [`common::Dialect`] chosen per thread
+//! (see [`ptx`], [`x86`], [`compound`]).
 //!
 //! Adding a dialect means writing a `Dialect` for its instructions and a
 //! match arm in [`parse_str`]. A compound test (`X86+PTX`, see [`compound`])
