@@ -33,6 +33,11 @@ pub const BUILTINS: &[Builtin] = &[
         description: "PTX 6.0 (seed 004, Section 3, Figures 4 and 7)",
         source: include_str!("../models/ptx6.cat"),
     },
+    Builtin {
+        name: "cmm",
+        description: "compound x86-TSO + PTX, CMM (seed 000, Section 6.2)",
+        source: include_str!("../models/cmm.cat"),
+    },
 ];
 
 /// Aliases: `ptx` names the newest PTX model available.
@@ -53,6 +58,7 @@ pub fn default_for_arch(arch: &str) -> &'static str {
     match arch.to_ascii_uppercase().as_str() {
         "PTX" => "ptx",
         "X86" => "x86tso",
+        "X86+PTX" | "PTX+X86" => "cmm",
         _ => "sc",
     }
 }
