@@ -33,10 +33,15 @@ pub const BUILTINS: &[Builtin] = &[
         description: "PTX 6.0 (seed 004, Section 3, Figures 4 and 7)",
         source: include_str!("../models/ptx6.cat"),
     },
+    Builtin {
+        name: "ptx75",
+        description: "PTX 7.5 with proxies (seed 002, Section 6.2, on top of ptx6)",
+        source: include_str!("../models/ptx75.cat"),
+    },
 ];
 
 /// Aliases: `ptx` names the newest PTX model available.
-pub const ALIASES: &[(&str, &str)] = &[("ptx", "ptx6")];
+pub const ALIASES: &[(&str, &str)] = &[("ptx", "ptx75")];
 
 /// Looks up a built-in model by name or alias.
 pub fn builtin(name: &str) -> Option<&'static Builtin> {

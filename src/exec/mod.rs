@@ -432,10 +432,13 @@ impl RfSearch<'_, '_> {
                     .get(&(*thread, reg.clone()))
                     .copied()
                     .unwrap_or(Value::Int(0)),
-                Term::Loc(l) => match orders[*l].last() {
-                    Some(&w) => vals[w].unwrap_or(Value::Int(0)),
-                    None => self.skel.test.locations[*l].init,
-                },
+                Term::Loc(l) => {
+                    let p = self.skel.test.physical(*l);
+                    match orders[p].last() {
+                        Some(&w) => vals[w].unwrap_or(Value::Int(0)),
+                        None => self.skel.test.locations[p].init,
+                    }
+                }
                 Term::Const(v) => *v,
             })
             .collect()
@@ -462,7 +465,7 @@ fn view(
                 EventKind::Fence => 'F',
                 EventKind::Barrier(_) => 'B',
             },
-            loc: e.loc.map(|l| test.locations[l].name.clone()),
+            loc: e.addr.map(|l| test.locations[l].name.clone()),
             value: vals[i],
             instr: match (e.thread, e.instr) {
                 (Some(t), Some(k)) => test.threads[t].code[k].text.clone(),

@@ -16,10 +16,14 @@
 //! or `[x]` a location (a bare name on the right of a comparison is its
 //! address, as in herd).
 //!
-//! Not supported (clear diagnostics): proxy alias declarations
-//! (`y @ generic aliases x`), proxy instructions (`fence.proxy.*`, `sust`,
-//! `suld`, `tld`, ...), `bar.red`, predicated PTX (`@p`), address offsets
-//! (`[x+4]`), the `filter` clause, non-locked x86 memory arithmetic.
+//! Proxies (PTX 7.5): alias declarations in the init block
+//! (`y @ generic aliases x;`, `s @ surface aliases x;`) and the proxy
+//! instructions of [`ptx`] (`sust`, `suld`, `tld`, `ld.const`,
+//! `fence.proxy.*`, ...).
+//!
+//! Not supported (clear diagnostics): `bar.red`, predicated PTX (`@p`),
+//! address offsets (`[x+4]`), the `filter` clause, non-locked x86 memory
+//! arithmetic, proxy fences other than alias/surface/texture/constant.
 
 pub mod common;
 pub mod lexer;
