@@ -100,6 +100,17 @@ impl LocTable {
         self.declared.contains(name)
     }
 
+    /// Declares a plain location `name` with initial value `init`. Fails on
+    /// a second declaration.
+    pub fn declare(&mut self, name: &str, init: Value) -> Result<LocId, String> {
+        if !self.declared.insert(name.to_string()) {
+            return Err(format!("location '{name}' is declared twice"));
+        }
+        let id = self.id(name);
+        self.locs[id].init = init;
+        Ok(id)
+    }
+
     /// Declares `name` an alias of `of` through `proxy` (creating `of` if
     /// new). Fails on a second declaration of `name` or an alias cycle.
     pub fn declare_alias(&mut self, name: &str, proxy: Proxy, of: &str) -> Result<(), String> {
