@@ -81,7 +81,9 @@ struct RunArgs {
     /// One JSON object per test per line.
     #[arg(long)]
     json: bool,
-    /// Explain each outcome of the condition the model forbids (axiom and cycle).
+    /// Explain each outcome of the condition the model forbids (axiom and cycle),
+    /// and each it allows for a reason the model names (`why_` bindings, e.g.
+    /// a missing or misplaced proxy fence).
     #[arg(long)]
     why: bool,
     /// Write Graphviz files of witness executions into this directory.

@@ -18,10 +18,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             walk(&p, out);
-        } else if p
-            .extension()
-            .is_some_and(|x| x == "litmus" || x == "test")
-        {
+        } else if p.extension().is_some_and(|x| x == "litmus" || x == "test") {
             out.push(p);
         }
     }
@@ -101,6 +98,10 @@ fn generic_programs_get_ptx6_verdicts() {
         "generic-only PTX tests: {same} identical, {} different; {skipped} use proxies or aliases, {unsupported} unsupported",
         diffs.len()
     );
-    assert!(diffs.is_empty(), "ptx6 and ptx75 differ:\n{}", diffs.join("\n"));
+    assert!(
+        diffs.is_empty(),
+        "ptx6 and ptx75 differ:\n{}",
+        diffs.join("\n")
+    );
     assert!(same >= 50, "only {same} generic-only tests");
 }

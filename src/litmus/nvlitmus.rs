@@ -647,7 +647,12 @@ fn parse_thread(
             kind,
             tags: all,
             pos: ipos,
-            text: cur.text_since(mark),
+            // Template cells may be padded: `st   [x], 1`.
+            text: cur
+                .text_since(mark)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
         });
     }
 }
