@@ -282,7 +282,12 @@ fn bench(a: BenchArgs) -> ExitCode {
         .collect();
         collect_paths(&dirs)
             .into_iter()
-            .filter(|p| !p.components().any(|c| c.as_os_str() == "proxy"))
+            .filter(|p| {
+                !p.strip_prefix(&dat3m)
+                    .unwrap_or(p)
+                    .components()
+                    .any(|c| c.as_os_str() == "proxy")
+            })
             .collect()
     } else {
         collect_paths(&a.paths)
