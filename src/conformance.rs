@@ -245,13 +245,103 @@ pub fn run(
             ((*e).clone(), status)
         })
         .collect();
+    // Entries for tests of another manifest (e.g. NVLitmus rows) are not
+    // judged here.
     let stale = known
         .iter()
         .filter(|k| models.is_empty() || models.contains(&k.model.as_str()))
+        .filter(|k| selected.iter().any(|e| e.test == k.test))
         .filter(|k| {
             !rows.iter().any(|(e, s)| {
                 e.test == k.test && e.model == k.model && matches!(s, Status::Known(_))
             })
+        })
+        .cloned()
+        .collect();
+    Report { rows, stale }
+}
+
+/// Runs every test of the NVLitmus files `files` (paths relative to
+/// `root`, e.g. `mixedproxy/tests/CoWR.test`) under `model`. Such a test
+/// states its own verdict (see [`crate::litmus::nvlitmus`]): each is
+/// expected `Ok`. A template row is named `FILE#ROW` (`FILE#ROW:COMMAND`
+/// for files with several commands), as in the known-differences file.
+pub fn run_nvlitmus(
+    root: &Path,
+    files: &[String],
+    model: &str,
+    known: &[KnownDifference],
+    opts: &CheckOptions,
+) -> Report {
+    let cache = ModelCache::default();
+    let rows: Vec<(Expectation, Status)> = files
+        .par_iter()
+        .flat_map_iter(|rel| {
+            let path = root.join(rel);
+            let stem = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("")
+                .to_string();
+            let parsed = crate::litmus::parse_file_all(&path);
+            let cache = &cache;
+            let rel = rel.clone();
+            parsed.into_iter().enumerate().map(move |(i, r)| {
+                let (id, status) = match r {
+                    Err(d) => (
+                        format!("{rel}#?{}", i + 1),
+                        if is_unsupported(&d.message) {
+                            Status::Skipped(first_line(&d.render()))
+                        } else {
+                            Status::Error(first_line(&d.render()))
+                        },
+                    ),
+                    Ok(test) => {
+                        let suffix = test.name.strip_prefix(&stem).unwrap_or("").to_string();
+                        let id = format!("{rel}{suffix}");
+                        let status = match crate::driver::check_test(
+                            rel.clone(),
+                            test,
+                            Some(model),
+                            cache,
+                            opts,
+                        ) {
+                            FileOutcome::Failed { message, .. } => {
+                                Status::Error(first_line(&message))
+                            }
+                            FileOutcome::Checked { result, .. } if result.validated => {
+                                Status::Agree
+                            }
+                            FileOutcome::Checked { .. } => match known
+                                .iter()
+                                .find(|k| k.test == id && k.model == model && !k.litmix_ok)
+                            {
+                                Some(k) => Status::Known(k.reason.clone()),
+                                None => Status::Unexplained { litmix_ok: false },
+                            },
+                        };
+                        (id, status)
+                    }
+                };
+                (
+                    Expectation {
+                        test: id,
+                        model: model.to_string(),
+                        ok: true,
+                    },
+                    status,
+                )
+            })
+        })
+        .collect();
+    let prefixes: Vec<&str> = files.iter().map(String::as_str).collect();
+    let stale = known
+        .iter()
+        .filter(|k| k.model == model && prefixes.iter().any(|p| k.test.starts_with(p)))
+        .filter(|k| {
+            !rows
+                .iter()
+                .any(|(e, s)| e.test == k.test && matches!(s, Status::Known(_)))
         })
         .cloned()
         .collect();

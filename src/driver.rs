@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// File extensions treated as litmus tests when a directory is given.
-pub const TEST_EXTENSIONS: &[&str] = &["litmus"];
+/// File extensions treated as litmus tests when a directory is given
+/// (`test`: NVLitmus files, see [`crate::litmus::nvlitmus`]).
+pub const TEST_EXTENSIONS: &[&str] = &["litmus", "test"];
 
 /// Expands directories (recursively, sorted) into their litmus files; files
 /// are kept as given.
@@ -88,6 +89,30 @@ impl FileOutcome {
     }
 }
 
+/// Parses and checks every test of one file (an NVLitmus template gives one
+/// outcome per row, in row order; any other file one outcome).
+pub fn check_path(
+    path: &Path,
+    model: Option<&str>,
+    cache: &ModelCache,
+    opts: &CheckOptions,
+) -> Vec<FileOutcome> {
+    if !crate::litmus::nvlitmus::is_nvlitmus_path(path) {
+        return vec![check_file(path, model, cache, opts)];
+    }
+    let file = path.display().to_string();
+    crate::litmus::parse_file_all(path)
+        .into_iter()
+        .map(|parsed| match parsed {
+            Ok(test) => check_test(file.clone(), test, model, cache, opts),
+            Err(d) => FileOutcome::Failed {
+                file: file.clone(),
+                message: d.render(),
+            },
+        })
+        .collect()
+}
+
 /// Parses and checks one file. `model` overrides the arch default.
 pub fn check_file(
     path: &Path,
@@ -105,6 +130,17 @@ pub fn check_file(
             };
         }
     };
+    check_test(file, test, model, cache, opts)
+}
+
+/// Checks a parsed test; `file` names it in the outcome.
+pub fn check_test(
+    file: String,
+    test: Test,
+    model: Option<&str>,
+    cache: &ModelCache,
+    opts: &CheckOptions,
+) -> FileOutcome {
     let spec = model.unwrap_or_else(|| crate::models::default_for_arch(&test.arch));
     let model = match cache.get(spec) {
         Ok(m) => m,

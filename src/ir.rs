@@ -65,13 +65,91 @@ impl Arch {
     }
 }
 
+/// The path a memory access takes to memory (PTX 7.5 proxies, seed 002
+/// §5.2). Every memory event has one; front ends tag proxy-specific
+/// instructions with [`Proxy::tag`] and the executor gives `GENERIC` to
+/// every other memory event. A new proxy is a new variant here, a front end
+/// that emits its tag, and a model that uses it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Proxy {
+    /// Ordinary loads, stores and atomics (`ld`, `st`, `atom`, `red`).
+    #[default]
+    Generic,
+    /// Surface accesses (`sust`, `suld`, `suatom`, `sured`).
+    Surface,
+    /// Texture fetches (`tld`, `tex`).
+    Texture,
+    /// Constant-bank loads (`ld.const`, `ldc`, `cold`).
+    Constant,
+}
+
+impl Proxy {
+    /// Every proxy, in declaration order.
+    pub const ALL: &'static [Proxy] = &[
+        Proxy::Generic,
+        Proxy::Surface,
+        Proxy::Texture,
+        Proxy::Constant,
+    ];
+
+    /// The event tag (`GENERIC`, `SURFACE`, ...).
+    pub fn tag(self) -> &'static str {
+        match self {
+            Proxy::Generic => "GENERIC",
+            Proxy::Surface => "SURFACE",
+            Proxy::Texture => "TEXTURE",
+            Proxy::Constant => "CONSTANT",
+        }
+    }
+
+    /// The lower-case name used in sources (`generic`, `surface`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Proxy::Generic => "generic",
+            Proxy::Surface => "surface",
+            Proxy::Texture => "texture",
+            Proxy::Constant => "constant",
+        }
+    }
+
+    /// The proxy named `name` (lower case).
+    pub fn from_name(name: &str) -> Option<Proxy> {
+        Proxy::ALL.iter().copied().find(|p| p.name() == name)
+    }
+}
+
 /// A shared memory location declared (or first used) by the test.
+///
+/// A location may be an *alias* of another one (`y @ generic aliases x`,
+/// `s @ surface aliases x`): both name the same physical location. A
+/// generic alias is a different virtual address mapped to the same physical
+/// memory; a surface, texture or constant alias is a reference to the
+/// target's virtual address through that proxy (a *virtual synonym*). See
+/// [`Test::physical`] and [`Test::virtual_address`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Location {
     /// Source name, e.g. `x`.
     pub name: String,
-    /// Initial value (0 unless the init block says otherwise).
+    /// Initial value (0 unless the init block says otherwise). For an alias
+    /// the physical location's value counts.
     pub init: Value,
+    /// The location this one aliases, if any.
+    pub alias_of: Option<LocId>,
+    /// The proxy named by the alias declaration (`Generic` for plain
+    /// locations and generic aliases).
+    pub proxy: Proxy,
+}
+
+impl Location {
+    /// A plain (non-alias) location.
+    pub fn new(name: impl Into<String>, init: Value) -> Self {
+        Location {
+            name: name.into(),
+            init,
+            alias_of: None,
+            proxy: Proxy::Generic,
+        }
+    }
 }
 
 /// One level of the scope tree a thread sits in, e.g. `("gpu", 0)`.
@@ -295,5 +373,41 @@ impl Test {
     /// Looks a location up by name.
     pub fn location(&self, name: &str) -> Option<LocId> {
         self.locations.iter().position(|l| l.name == name)
+    }
+
+    /// The physical location `l` maps to: the end of its alias chain.
+    pub fn physical(&self, l: LocId) -> LocId {
+        let mut cur = l;
+        // Front ends reject alias cycles; the bound only guards bad IR.
+        for _ in 0..=self.locations.len() {
+            match self.locations.get(cur).and_then(|x| x.alias_of) {
+                Some(next) => cur = next,
+                None => return cur,
+            }
+        }
+        cur
+    }
+
+    /// The virtual address `l` names: a surface, texture or constant alias
+    /// is a synonym of its target's address; a plain location and a generic
+    /// alias are addresses of their own.
+    pub fn virtual_address(&self, l: LocId) -> LocId {
+        let mut cur = l;
+        for _ in 0..=self.locations.len() {
+            match self.locations.get(cur) {
+                Some(Location {
+                    alias_of: Some(next),
+                    proxy,
+                    ..
+                }) if *proxy != Proxy::Generic => cur = *next,
+                _ => return cur,
+            }
+        }
+        cur
+    }
+
+    /// True when some location is an alias of another.
+    pub fn has_aliases(&self) -> bool {
+        self.locations.iter().any(|l| l.alias_of.is_some())
     }
 }

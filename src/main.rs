@@ -1,7 +1,7 @@
 //! The `litmix` command line.
 
 use clap::{Args, Parser, Subcommand};
-use litmix::driver::{FileOutcome, ModelCache, check_file, collect_paths};
+use litmix::driver::{FileOutcome, ModelCache, check_path, collect_paths};
 use litmix::exec::CheckOptions;
 use litmix::report;
 use rayon::prelude::*;
@@ -23,14 +23,26 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check litmus tests (files or directories of *.litmus).
+    /// Check litmus tests (files or directories of *.litmus and NVLitmus *.test).
     Run(RunArgs),
+    /// Write NVLitmus .test files in the herd-style litmus form (one test per template row).
+    Convert(ConvertArgs),
     /// Time the checks of whole suites: tests/second and the slowest tests.
     Bench(BenchArgs),
     /// Compare litmix's verdicts with a manifest of expected verdicts.
     Conform(ConformArgs),
     /// List the built-in models.
     Models,
+}
+
+#[derive(Args)]
+struct ConvertArgs {
+    /// Write one FILE.litmus per test into this directory instead of stdout.
+    #[arg(long, short, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// NVLitmus .test files.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -69,7 +81,9 @@ struct RunArgs {
     /// One JSON object per test per line.
     #[arg(long)]
     json: bool,
-    /// Explain each outcome of the condition the model forbids (axiom and cycle).
+    /// Explain each outcome of the condition the model forbids (axiom and cycle),
+    /// and each it allows for a reason the model names (`why_` bindings, e.g.
+    /// a missing or misplaced proxy fence).
     #[arg(long)]
     why: bool,
     /// Write Graphviz files of witness executions into this directory.
@@ -95,7 +109,8 @@ struct BenchArgs {
     repeat: usize,
     #[command(flatten)]
     limits: Limits,
-    /// Files or directories (default: the PTX and X86 oracle suites in ../shared/oracles/dat3m).
+    /// Files or directories (default: the PTX and X86 oracle suites in
+    /// ../shared/oracles/dat3m, without the PTX proxy tests).
     paths: Vec<PathBuf>,
 }
 
@@ -112,6 +127,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run(a) => run(a),
+        Command::Convert(a) => convert(a),
         Command::Bench(a) => bench(a),
         Command::Conform(a) => conform(a),
         Command::Models => {
@@ -158,8 +174,8 @@ fn run(a: RunArgs) -> ExitCode {
     let pb = progress(files.len());
     let outcomes: Vec<FileOutcome> = files
         .par_iter()
-        .map(|f| {
-            let o = check_file(f, a.model.as_deref(), &cache, &opts);
+        .flat_map_iter(|f| {
+            let o = check_path(f, a.model.as_deref(), &cache, &opts);
             if let Some(pb) = &pb {
                 pb.inc(1);
             }
@@ -247,23 +263,35 @@ fn sanitize(name: &str) -> String {
 }
 
 fn bench(a: BenchArgs) -> ExitCode {
-    let paths = if a.paths.is_empty() {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/oracles/dat3m");
-        vec![
-            root.join("PTX/Manual"),
-            root.join("PTX/Nvidia"),
-            root.join("X86"),
+    let files: Vec<PathBuf> = if a.paths.is_empty() {
+        // The default suites: PTX (without the proxy tests, as before they
+        // were supported, so timings stay comparable) and X86.
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let dat3m = ["../shared/oracles/dat3m", "../../shared/oracles/dat3m"]
+            .iter()
+            .map(|d| root.join(d))
+            .find(|d| d.is_dir())
+            .unwrap_or_else(|| root.join("../shared/oracles/dat3m"));
+        let dirs: Vec<PathBuf> = vec![
+            dat3m.join("PTX/Manual"),
+            dat3m.join("PTX/Nvidia"),
+            dat3m.join("X86"),
         ]
         .into_iter()
         .filter(|p| p.is_dir())
-        .collect()
-    } else {
-        a.paths.clone()
-    };
-    let files: Vec<PathBuf> = collect_paths(&paths)
-        .into_iter()
-        .filter(|p| !p.components().any(|c| c.as_os_str() == "proxy"))
         .collect();
+        collect_paths(&dirs)
+            .into_iter()
+            .filter(|p| {
+                !p.strip_prefix(&dat3m)
+                    .unwrap_or(p)
+                    .components()
+                    .any(|c| c.as_os_str() == "proxy")
+            })
+            .collect()
+    } else {
+        collect_paths(&a.paths)
+    };
     if files.is_empty() {
         eprintln!(
             "litmix bench: no litmus files found (pass paths, or place ../shared/oracles beside the repository)"
@@ -282,15 +310,17 @@ fn bench(a: BenchArgs) -> ExitCode {
             .par_iter()
             .map(|f| {
                 let t = std::time::Instant::now();
-                let o = check_file(f, a.model.as_deref(), &cache, &opts);
-                let cands = match &o {
-                    FileOutcome::Checked { result, .. } => result.candidates,
-                    FileOutcome::Failed { .. } => {
-                        errors.fetch_add(1, Ordering::Relaxed);
-                        0
+                let outcomes = check_path(f, a.model.as_deref(), &cache, &opts);
+                let mut cands = 0;
+                for o in &outcomes {
+                    match o {
+                        FileOutcome::Checked { result, .. } => cands += result.candidates,
+                        FileOutcome::Failed { .. } => {
+                            errors.fetch_add(1, Ordering::Relaxed);
+                        }
                     }
-                };
-                (o.file().to_string(), t.elapsed().as_secs_f64(), cands)
+                }
+                (f.display().to_string(), t.elapsed().as_secs_f64(), cands)
             })
             .collect();
         let wall = start.elapsed().as_secs_f64();
@@ -314,6 +344,73 @@ fn bench(a: BenchArgs) -> ExitCode {
         println!("  {:8.2} ms  {:>9} candidates  {f}", t * 1000.0, c);
     }
     if errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn convert(a: ConvertArgs) -> ExitCode {
+    use litmix::litmus::nvlitmus;
+    if let Some(dir) = &a.out
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        eprintln!("litmix: cannot create {}: {e}", dir.display());
+        return ExitCode::from(2);
+    }
+    let mut failed = false;
+    let mut first = true;
+    for f in &a.files {
+        if !nvlitmus::is_nvlitmus_path(f) {
+            eprintln!(
+                "litmix convert: {}: not an NVLitmus .test file",
+                f.display()
+            );
+            failed = true;
+            continue;
+        }
+        let name = f.display().to_string();
+        let source = match std::fs::read_to_string(f) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("litmix convert: {name}: {e}");
+                failed = true;
+                continue;
+            }
+        };
+        for inst in nvlitmus::parse_all(&name, &source) {
+            let test = match inst.test {
+                Ok(t) => t,
+                Err(d) => {
+                    eprintln!("{}", d.render());
+                    failed = true;
+                    continue;
+                }
+            };
+            let doc = match inst.row {
+                Some(r) => format!("Converted from {name}, template row {r}"),
+                None => format!("Converted from {name}"),
+            };
+            let text = nvlitmus::to_herd(&test, &doc);
+            match &a.out {
+                Some(dir) => {
+                    let path = dir.join(format!("{}.litmus", sanitize(&test.name)));
+                    if let Err(e) = std::fs::write(&path, text) {
+                        eprintln!("litmix: cannot write {}: {e}", path.display());
+                        failed = true;
+                    }
+                }
+                None => {
+                    if !first {
+                        println!();
+                    }
+                    print!("{text}");
+                    first = false;
+                }
+            }
+        }
+    }
+    if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -34,6 +34,11 @@ pub const BUILTINS: &[Builtin] = &[
         source: include_str!("../models/ptx6.cat"),
     },
     Builtin {
+        name: "ptx75",
+        description: "PTX 7.5 with proxies (seed 002, Section 6.2, on top of ptx6)",
+        source: include_str!("../models/ptx75.cat"),
+    },
+    Builtin {
         name: "cmm",
         description: "compound x86-TSO + PTX, CMM (seed 000, Section 6.2)",
         source: include_str!("../models/cmm.cat"),
@@ -41,7 +46,7 @@ pub const BUILTINS: &[Builtin] = &[
 ];
 
 /// Aliases: `ptx` names the newest PTX model available.
-pub const ALIASES: &[(&str, &str)] = &[("ptx", "ptx6")];
+pub const ALIASES: &[(&str, &str)] = &[("ptx", "ptx75")];
 
 /// Looks up a built-in model by name or alias.
 pub fn builtin(name: &str) -> Option<&'static Builtin> {

@@ -86,7 +86,7 @@ fn json_lines_have_the_documented_fields() {
         .iter()
         .find(|v| v["test"] == "MP-gpu")
         .expect("MP result");
-    assert_eq!(mp["model"], "ptx6");
+    assert_eq!(mp["model"], "ptx75", "ptx is the newest PTX model");
 }
 
 #[test]

@@ -1,6 +1,7 @@
-//! Conformance against published verdicts in `../shared/oracles/dat3m`.
-//! Skips (with a message) when `../shared` is absent. An unexplained
-//! disagreement, an error, or a stale known-difference entry fails.
+//! Conformance against published verdicts in `../shared/oracles/dat3m`
+//! (or `../../shared`, for a git worktree under `wt/`). Skips (with a
+//! message) when neither is present. An unexplained disagreement, an
+//! error, or a stale known-difference entry fails.
 
 use litmix::conformance::{read_expectations, read_known_differences, run};
 use litmix::exec::CheckOptions;
@@ -10,15 +11,19 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `shared/oracles/dat3m` beside the crate, or one level further up.
+fn oracle_dir() -> Option<PathBuf> {
+    ["..", "../.."]
+        .iter()
+        .map(|up| root().join(up).join("shared/oracles/dat3m"))
+        .find(|d| d.join("expected.csv").exists())
+}
+
 fn conform(models: &[&str], min_agree: usize) {
-    let oracle = root().join("../shared/oracles/dat3m");
-    if !oracle.join("expected.csv").exists() {
-        eprintln!(
-            "skipping conformance for {models:?}: {} not found",
-            oracle.display()
-        );
+    let Some(oracle) = oracle_dir() else {
+        eprintln!("skipping conformance for {models:?}: ../shared/oracles/dat3m not found");
         return;
-    }
+    };
     let exp = read_expectations(&oracle.join("expected.csv")).expect("oracle manifest");
     let known = read_known_differences(&root().join("tests/known-differences.csv"))
         .expect("known differences");
@@ -37,4 +42,9 @@ fn dat3m_ptx6() {
 #[test]
 fn dat3m_x86tso() {
     conform(&["x86tso"], 200);
+}
+
+#[test]
+fn dat3m_ptx75() {
+    conform(&["ptx75"], 220);
 }

@@ -138,13 +138,51 @@ fn init_block_errors() {
 }
 
 #[test]
-fn proxy_alias_is_unsupported() {
+fn proxy_alias_errors() {
+    let with_init = |init: &str| {
+        format!("PTX t\n{{\n{init}\n}}\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\nexists (x == 1)\n")
+    };
     check(
-        "PTX t\n{\nx = 0;\ny @ generic aliases x;\n}\n",
+        &with_init("x = 0;\ny @ global aliases x;"),
         4,
-        3,
-        "unsupported init entry",
-        "'=' and an initial value",
+        5,
+        "unknown proxy kind 'global'",
+        "generic, surface, texture or constant",
+    );
+    check(
+        &with_init("x = 0;\ny @ generic copies x;"),
+        4,
+        13,
+        "unexpected 'copies'",
+        "'aliases'",
+    );
+    check(
+        &with_init("x = 0;\nx @ generic aliases x;"),
+        4,
+        21,
+        "cannot alias itself",
+        "aliasing another location",
+    );
+    check(
+        &with_init("y @ generic aliases x;\nx @ surface aliases y;"),
+        4,
+        21,
+        "cycle",
+        "aliasing another location",
+    );
+    check(
+        &with_init("x = 0;\ny = 1;\ny @ generic aliases x;"),
+        5,
+        1,
+        "initialised twice",
+        "one declaration per location",
+    );
+    check(
+        &with_init("x = 0;\nP0:r0 @ generic aliases x;"),
+        4,
+        7,
+        "only a location can be declared an alias",
+        "'='",
     );
 }
 
@@ -434,18 +472,53 @@ fn scope_tree_errors() {
 #[test]
 fn unsupported_ptx_instructions() {
     check(
-        &ptx_with("sust.weak x, 1"),
+        &ptx_with("sust.foo x, 1"),
         4,
-        2,
-        "unsupported instruction 'sust.weak'",
-        "ld, st, atom",
+        7,
+        "unknown qualifier '.foo' for 'sust'",
+        ".weak",
     );
     check(
-        &ptx_with("fence.proxy.alias"),
+        &ptx_with("fence.proxy.async"),
         4,
-        8,
-        "proxy fences",
-        "scope",
+        14,
+        "unsupported proxy kind '.async'",
+        ".alias, .surface, .texture or .constant",
+    );
+    check(
+        &ptx_with("fence.proxy"),
+        4,
+        13,
+        "'fence.proxy' needs a proxy kind",
+        ".alias",
+    );
+    check(
+        &ptx_with("fence.proxy.alias.cta"),
+        4,
+        20,
+        "unexpected qualifier '.cta'",
+        "one proxy kind",
+    );
+    check(
+        &ptx_with("tld.relaxed.gpu r0, x"),
+        4,
+        6,
+        "'.relaxed' is not a valid semantics for 'tld'",
+        ".weak",
+    );
+    check(
+        &ptx_with("st.const x, 1"),
+        4,
+        5,
+        "the constant state space is read-only",
+        "st.global",
+    );
+    check(
+        &ptx_with("suld.weak r0, 1"),
+        4,
+        16,
+        "'suld' needs a memory operand",
+        "a location",
     );
     check(
         &ptx_with("bar.cta.red.popc.u32 r0, 0, 1"),

@@ -623,3 +623,75 @@ fn crlf_line_endings_and_byte_order_mark() {
     assert_eq!(t.threads[1].code[0].text, "MOV EAX,[x]");
     assert_eq!(t.threads[1].code[0].pos, Pos { line: 6, col: 15 });
 }
+
+#[test]
+fn ptx_proxy_instructions() {
+    // The seed 002 (Fig. 8) spellings and the Dat3M / NVLitmus ones.
+    let t = parse(
+        "PTX t\n{ x=0; rd2 @ constant aliases x; s @ surface aliases x; tx @ texture aliases x; }\n\
+         P0@cta 0,gpu 0 ;\n\
+         sust.b.1d.vec.b32.clamp [s, r1], 42 ;\n\
+         fence.proxy.surface ;\n\
+         fence.proxy.constant ;\n\
+         ld.const.u32 r3, [rd2] ;\n\
+         ldc r4, [rd2] ;\n\
+         cold.weak r5, rd2 ;\n\
+         suld.b.1d.b32.trap r6, [s, {r1}] ;\n\
+         tld r7, [tx] ;\n\
+         tex.1d.v4.s32.f32 r8, [tx, {r1}] ;\n\
+         suatom.add.relaxed.gpu r9, [s], 1 ;\n\
+         sured.add.relaxed.gpu [s], 1 ;\n\
+         fence.proxy.alias ;\n\
+         fence.alias ;\n\
+         fence.proxy.texture ;\n\
+         exists (x == 1)\n",
+    );
+    let s = t.location("s").unwrap();
+    let rd2 = t.location("rd2").unwrap();
+    let tx = t.location("tx").unwrap();
+    assert_eq!(
+        kinds(&t, 0)[0],
+        InstrKind::Store {
+            addr: Address::Loc(s),
+            src: imm(42)
+        }
+    );
+    assert_eq!(
+        kinds(&t, 0)[3],
+        InstrKind::Load {
+            dst: "r3".into(),
+            addr: Address::Loc(rd2)
+        }
+    );
+    assert_eq!(
+        kinds(&t, 0)[8],
+        InstrKind::Load {
+            dst: "r8".into(),
+            addr: Address::Loc(tx)
+        }
+    );
+    assert!(matches!(kinds(&t, 0)[10], InstrKind::Rmw { dst: None, .. }));
+    assert_eq!(
+        tags(&t, 0),
+        vec![
+            vec!["PTX", "WEAK", "SURFACE"],
+            vec!["PTX", "PROXY", "SURFACE"],
+            vec!["PTX", "PROXY", "CONSTANT"],
+            vec!["PTX", "WEAK", "CONSTANT"],
+            vec!["PTX", "WEAK", "CONSTANT"],
+            vec!["PTX", "WEAK", "CONSTANT"],
+            vec!["PTX", "WEAK", "SURFACE"],
+            vec!["PTX", "WEAK", "TEXTURE"],
+            vec!["PTX", "WEAK", "TEXTURE"],
+            vec!["PTX", "RLX", "GPU", "SURFACE"],
+            vec!["PTX", "RLX", "GPU", "SURFACE"],
+            vec!["PTX", "PROXY", "ALIAS"],
+            vec!["PTX", "PROXY", "ALIAS"],
+            vec!["PTX", "PROXY", "TEXTURE"],
+        ]
+    );
+    // Plain generic accesses carry no proxy tag (the executor adds GENERIC).
+    let g =
+        parse("PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.global.u32 r0, [x] ;\nexists (x == 1)\n");
+    assert_eq!(tags(&g, 0), vec![vec!["PTX", "WEAK"]]);
+}

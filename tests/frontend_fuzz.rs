@@ -152,3 +152,58 @@ fn nesting_up_to_the_limit_parses() {
     );
     parse_str("deep.litmus", &src).unwrap_or_else(|d| panic!("{}", d.render()));
 }
+
+const NVLITMUS_SAMPLE: &str = r#"// template
+.global x;
+.global y physically aliases x;
+.surfref s virtually aliases y;
+.global flag;
+
+d0.b0.t0 {
+  $0, 2;
+  $1
+  st.release.gpu [flag], 1;
+}
+
+d0.b1.t0 {
+  ld.acquire.gpu r0, [flag] == 1;
+  $2
+  $3 r1, $4;
+}
+
+$5(r1 $6 2 && not r0 != 1) as r1;
+
+$$
+sust [s] | fence.proxy.surface; fence.proxy.alias; | | ld | [x] | assert | ==
+"#;
+
+#[test]
+fn mangled_nvlitmus_never_panics() {
+    let parse = |src: &str| {
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            for i in litmix::litmus::nvlitmus::parse_all("fuzz.test", src) {
+                let _ = i.test.map_err(|d| d.render());
+            }
+        }));
+        assert!(r.is_ok(), "nvlitmus panicked on input:\n{src}");
+    };
+    let all = litmix::litmus::nvlitmus::parse_all("fuzz.test", NVLITMUS_SAMPLE);
+    assert_eq!(all.len(), 1);
+    if let Err(d) = &all[0].test {
+        panic!("{}", d.render());
+    }
+    let chars: Vec<char> = NVLITMUS_SAMPLE.chars().collect();
+    for (i, _) in NVLITMUS_SAMPLE.char_indices() {
+        parse(&NVLITMUS_SAMPLE[..i]);
+    }
+    for i in 0..chars.len() {
+        for f in ['$', '|', ';', '{', '}', '[', '=', '9', '.', '\n', 'é', '/'] {
+            let mut v = chars.clone();
+            v[i] = f;
+            parse(&v.iter().collect::<String>());
+        }
+        let mut v = chars.clone();
+        v.remove(i);
+        parse(&v.iter().collect::<String>());
+    }
+}

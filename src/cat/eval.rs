@@ -526,6 +526,28 @@ impl Program {
 
     // ----- instructions -----------------------------------------------------
 
+    /// The relations bound by the `let`s whose names satisfy `want` (the
+    /// last binding of a name wins), in `st` as left by an accepting
+    /// [`Program::run`]: bindings after a `with` take the accepted choice.
+    /// Sets and failed evaluations are left out.
+    pub fn named_relations(
+        &self,
+        st: &State<'_>,
+        want: &dyn Fn(&str) -> bool,
+    ) -> Vec<(String, Relation)> {
+        let mut out: Vec<(String, Relation)> = Vec::new();
+        for (i, info) in self.slots.iter().enumerate() {
+            if !want(&info.name) || matches!(info.def, SlotDef::WithVar) {
+                continue;
+            }
+            if let Ok(Value::Rel(r)) = self.slot_value(i, st) {
+                out.retain(|(n, _)| *n != info.name);
+                out.push((info.name.clone(), r.clone()));
+            }
+        }
+        out
+    }
+
     /// Runs the model on `st`. With `explain`, failures carry shortest cycles
     /// and the values of the names the failing check refers to.
     pub fn run(
@@ -707,7 +729,7 @@ impl Program {
 }
 
 /// Depth bound for spelling a witness out through definitions.
-const EXPLAIN_DEPTH: usize = 24;
+const EXPLAIN_DEPTH: usize = 64;
 
 /// Names that relate events by where they are rather than by what happened;
 /// an explanation through them says less than one through `po`, `rf`, ...

@@ -260,6 +260,35 @@ impl Model {
         })
     }
 
+    /// Like [`Model::evaluate`]; when the execution is allowed, also the
+    /// relations bound by the `let`s whose names satisfy `want`, under the
+    /// accepted `with` choice (used by `--why` for allowed outcomes: see
+    /// docs/cat-language.md, "Explanation bindings").
+    pub fn evaluate_named(
+        &self,
+        env: &dyn Environment,
+        want: &dyn Fn(&str) -> bool,
+    ) -> Result<(Outcome, Vec<(String, Relation)>), Diagnostic> {
+        let mut st = self.program.state(env);
+        let (allowed, flags, failure) = self
+            .program
+            .run(&mut st, false)
+            .map_err(|e| self.diagnostic(e))?;
+        let named = if allowed {
+            self.program.named_relations(&st, want)
+        } else {
+            Vec::new()
+        };
+        Ok((
+            Outcome {
+                allowed,
+                flags,
+                failure,
+            },
+            named,
+        ))
+    }
+
     fn run(&self, env: &dyn Environment, explain: bool) -> Result<Outcome, Diagnostic> {
         let mut st = self.program.state(env);
         let (allowed, flags, failure) = self

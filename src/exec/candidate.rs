@@ -8,7 +8,7 @@
 //! choices are cut before they are completed.
 
 use super::thread::{EventKind, Path, PathEvent, Sym, compare};
-use crate::ir::{LocId, ScopeLevel, Test, Value};
+use crate::ir::{LocId, Proxy, ScopeLevel, Test, Value};
 use crate::rel::{BitSet, Relation};
 use std::collections::HashMap;
 
@@ -18,7 +18,11 @@ pub struct Event {
     /// Thread index, or `None` for an init write.
     pub thread: Option<usize>,
     pub kind: EventKind,
+    /// Physical location accessed (memory events): aliases are resolved.
     pub loc: Option<LocId>,
+    /// Location as named by the access (an alias stays itself); init writes
+    /// name their physical location.
+    pub addr: Option<LocId>,
     /// Index of the instruction in its thread's code (None for init).
     pub instr: Option<usize>,
     /// Index of the event inside its thread path.
@@ -57,17 +61,26 @@ impl<'a> Skeleton<'a> {
     /// Builds the skeleton for one combination of thread paths.
     pub fn new(test: &'a Test, paths: Vec<&'a Path>) -> Self {
         let nloc = test.locations.len();
+        let phys: Vec<LocId> = (0..nloc).map(|l| test.physical(l)).collect();
         let mut events = Vec::new();
-        let mut init = Vec::new();
+        // One init write per physical location; `init[l]` is the one of
+        // `l`'s physical location.
+        let mut init = vec![usize::MAX; nloc];
         for l in 0..nloc {
-            init.push(events.len());
-            events.push(Event {
-                thread: None,
-                kind: EventKind::Write,
-                loc: Some(l),
-                instr: None,
-                local: 0,
-            });
+            if phys[l] == l {
+                init[l] = events.len();
+                events.push(Event {
+                    thread: None,
+                    kind: EventKind::Write,
+                    loc: Some(l),
+                    addr: Some(l),
+                    instr: None,
+                    local: 0,
+                });
+            }
+        }
+        for l in 0..nloc {
+            init[l] = init[phys[l]];
         }
         let mut base = Vec::new();
         for (t, p) in paths.iter().enumerate() {
@@ -76,7 +89,8 @@ impl<'a> Skeleton<'a> {
                 events.push(Event {
                     thread: Some(t),
                     kind: e.kind,
-                    loc: e.loc,
+                    loc: e.loc.map(|l| phys[l]),
+                    addr: e.loc,
                     instr: Some(e.instr),
                     local: i,
                 });
@@ -134,6 +148,16 @@ impl<'a> Skeleton<'a> {
                     for tag in &ins.tags {
                         set(tag, i);
                     }
+                    // Every memory access goes through some proxy: generic
+                    // unless its instruction names another one.
+                    if matches!(e.kind, EventKind::Read | EventKind::Write)
+                        && !ins
+                            .tags
+                            .iter()
+                            .any(|t| Proxy::ALL.iter().any(|p| p.tag() == t))
+                    {
+                        set(Proxy::Generic.tag(), i);
+                    }
                     if paths[t].events[e.local].rmw_read.is_some() {
                         set("RMW", i);
                         set(
@@ -144,7 +168,7 @@ impl<'a> Skeleton<'a> {
                 }
             }
         }
-        for name in ["R", "W", "M", "F", "BAR", "IW", "RMW"] {
+        for name in ["R", "W", "M", "F", "BAR", "IW", "RMW", "GENERIC"] {
             sets.entry(name.to_string())
                 .or_insert_with(|| BitSet::new(n));
         }
@@ -154,6 +178,11 @@ impl<'a> Skeleton<'a> {
         let mut po = Relation::new(n);
         let mut int = Relation::new(n);
         let mut loc = Relation::new(n);
+        let mut vloc = Relation::new(n);
+        let vaddr: Vec<Option<LocId>> = events
+            .iter()
+            .map(|e| e.addr.map(|a| test.virtual_address(a)))
+            .collect();
         let mut rmw = Relation::new(n);
         let mut addr = Relation::new(n);
         let mut data = Relation::new(n);
@@ -169,6 +198,11 @@ impl<'a> Skeleton<'a> {
                 }
                 if ea.loc.is_some() && ea.loc == eb.loc {
                     loc.add(a, b);
+                    // Same virtual address; an init write stands for every
+                    // address of its physical location.
+                    if vaddr[a] == vaddr[b] || ea.thread.is_none() || eb.thread.is_none() {
+                        vloc.add(a, b);
+                    }
                 }
             }
         }
@@ -197,6 +231,7 @@ impl<'a> Skeleton<'a> {
         rels.insert("int".into(), int);
         rels.insert("ext".into(), ext);
         rels.insert("loc".into(), loc);
+        rels.insert("vloc".into(), vloc);
         rels.insert("rmw".into(), rmw);
         rels.insert("addr".into(), addr);
         rels.insert("data".into(), data);

@@ -104,6 +104,32 @@ pub struct Forbidden {
     pub execution: ExecutionView,
 }
 
+/// Prefix of the `let` names a model binds to explain allowed outcomes
+/// (docs/cat-language.md, "Explanation bindings").
+pub const WHY_PREFIX: &str = "why_";
+
+/// The `let` name of the step relation used to show paths for `why_` edges.
+pub const WHY_PATH: &str = "why_path";
+
+/// One reason a model gives for an allowed outcome: a non-empty `why_`
+/// relation, its edges, and for each edge a path in `why_path` (events from
+/// the edge's source to its target) when the model defines one.
+#[derive(Clone, Debug)]
+pub struct WhyReason {
+    /// The binding's name without the `why_` prefix (`no_alias_fence`).
+    pub name: String,
+    pub edges: Vec<(usize, usize, Vec<usize>)>,
+}
+
+/// An allowed final state the condition asks about, explained by the
+/// model's `why_` bindings on one execution reaching it.
+#[derive(Clone, Debug)]
+pub struct AllowedWhy {
+    pub state: Vec<Value>,
+    pub reasons: Vec<WhyReason>,
+    pub execution: ExecutionView,
+}
+
 /// The judged outcome of one test under one model.
 #[derive(Clone, Debug)]
 pub struct CheckResult {
@@ -128,6 +154,9 @@ pub struct CheckResult {
     /// `rf` choices discarded because a value depended on itself.
     pub cyclic: u64,
     pub forbidden: Vec<Forbidden>,
+    /// With [`CheckOptions::why`]: allowed states the condition asks about
+    /// that the model's `why_` bindings explain (e.g. a missing proxy fence).
+    pub allowed_why: Vec<AllowedWhy>,
     pub witnesses: Vec<ExecutionView>,
     pub elapsed: Duration,
 }
@@ -164,6 +193,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         cut_paths: thread_paths.iter().map(|t| t.cut).sum(),
         cyclic: 0,
         forbidden: Vec::new(),
+        allowed_why: Vec::new(),
         witnesses: Vec::new(),
         elapsed: Duration::ZERO,
     };
@@ -349,12 +379,35 @@ impl RfSearch<'_, '_> {
                 self.model.check_environment(&env)?;
                 *self.env_checked = true;
             }
-            let outcome = self.model.evaluate_cached(&env, &mut self.cache)?;
             let state = self.final_state(&regs, &chosen, &vals);
             let sat = eval_prop(
                 &self.skel.test.condition.prop,
                 &state_lookup(self.observed, &state),
             );
+            let interesting = match self.skel.test.condition.quantifier {
+                Quantifier::Forall => !sat,
+                _ => sat,
+            };
+            let explain_allowed = self.opts.why
+                && interesting
+                && !self.res.allowed_why.iter().any(|a| a.state == state);
+            let outcome = if explain_allowed {
+                let (outcome, named) = self
+                    .model
+                    .evaluate_named(&env, &|n| n.starts_with(WHY_PREFIX))?;
+                if outcome.allowed
+                    && let Some(reasons) = why_reasons(&named)
+                {
+                    self.res.allowed_why.push(AllowedWhy {
+                        state: state.clone(),
+                        reasons,
+                        execution: view(skel, &rf, &co, &vals, state.clone()),
+                    });
+                }
+                outcome
+            } else {
+                self.model.evaluate_cached(&env, &mut self.cache)?
+            };
             if outcome.allowed {
                 *self.res.states.entry(state.clone()).or_insert(0) += 1;
                 if sat {
@@ -441,10 +494,13 @@ impl RfSearch<'_, '_> {
                     .get(&(*thread, reg.clone()))
                     .copied()
                     .unwrap_or(Value::Int(0)),
-                Term::Loc(l) => match orders[*l].last() {
-                    Some(&w) => vals[w].unwrap_or(Value::Int(0)),
-                    None => self.skel.test.locations[*l].init,
-                },
+                Term::Loc(l) => {
+                    let p = self.skel.test.physical(*l);
+                    match orders[p].last() {
+                        Some(&w) => vals[w].unwrap_or(Value::Int(0)),
+                        None => self.skel.test.locations[p].init,
+                    }
+                }
                 Term::Const(v) => *v,
             })
             .collect()
@@ -471,7 +527,7 @@ fn view(
                 EventKind::Fence => 'F',
                 EventKind::Barrier(_) => 'B',
             },
-            loc: e.loc.map(|l| test.locations[l].name.clone()),
+            loc: e.addr.map(|l| test.locations[l].name.clone()),
             value: vals[i],
             instr: match (e.thread, e.instr) {
                 (Some(t), Some(k)) => test.threads[t].code[k].text.clone(),
@@ -517,6 +573,58 @@ fn view(
         ],
         state,
     }
+}
+
+/// The non-empty `why_` relations (but `why_path`) as reasons, each edge
+/// with a shortest `why_path` path; `None` when there is none.
+fn why_reasons(named: &[(String, crate::rel::Relation)]) -> Option<Vec<WhyReason>> {
+    let path_rel = named.iter().find(|(n, _)| n == WHY_PATH).map(|(_, r)| r);
+    let reasons: Vec<WhyReason> = named
+        .iter()
+        .filter(|(n, r)| n != WHY_PATH && !r.is_empty())
+        .map(|(n, r)| WhyReason {
+            name: n.strip_prefix(WHY_PREFIX).unwrap_or(n).to_string(),
+            edges: r
+                .pairs()
+                .map(|(a, b)| {
+                    let path = path_rel.map(|p| shortest_path(p, a, b)).unwrap_or_default();
+                    (a, b, path)
+                })
+                .collect(),
+        })
+        .collect();
+    (!reasons.is_empty()).then_some(reasons)
+}
+
+/// A shortest path `a = e0 -> e1 -> ... -> b` in `r` (empty if none).
+fn shortest_path(r: &crate::rel::Relation, a: usize, b: usize) -> Vec<usize> {
+    let n = r.universe();
+    let mut prev = vec![usize::MAX; n];
+    let mut queue = std::collections::VecDeque::from([a]);
+    let mut seen = vec![false; n];
+    seen[a] = true;
+    while let Some(x) = queue.pop_front() {
+        for y in 0..n {
+            if !r.contains(x, y) || (seen[y] && y != b) {
+                continue;
+            }
+            if y == b {
+                let mut path = vec![b];
+                let mut cur = x;
+                while cur != a {
+                    path.push(cur);
+                    cur = prev[cur];
+                }
+                path.push(a);
+                path.reverse();
+                return path;
+            }
+            seen[y] = true;
+            prev[y] = x;
+            queue.push_back(y);
+        }
+    }
+    Vec::new()
 }
 
 /// The terms a result reports: those of the condition, then `locations`.

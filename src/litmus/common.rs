@@ -4,6 +4,7 @@
 //! ARCH name  junk...                 first line (junk ignored)
 //! "doc string"  Key=Value ...        optional preamble
 //! { x=0; P0:r1=0; y=&x; }            init block
+//! { y @ generic aliases x; }         ... with proxy aliases (PTX 7.5)
 //!  P0@cta 0,gpu 0 | P1 ;             thread table: header row ...
 //!  instr          | instr ;          ... and code rows, cells split by '|'
 //! scopes: (sys (gpu (cta P0) ...))   optional scope tree
@@ -21,8 +22,8 @@ use std::collections::{HashMap, HashSet};
 use super::lexer::{Lexer, Tok, Token};
 use crate::diag::Diagnostic;
 use crate::ir::{
-    Arch, CmpOp, Condition, Instr, InstrKind, LocId, Location, Operand, Pos, Prop, Quantifier, Reg,
-    ScopeLevel, Term, Test, Thread, Value,
+    Arch, CmpOp, Condition, Instr, InstrKind, LocId, Location, Operand, Pos, Prop, Proxy,
+    Quantifier, Reg, ScopeLevel, Term, Test, Thread, Value,
 };
 
 /// The instruction syntax of one dialect, plugged into the common parser.
@@ -96,16 +97,55 @@ impl LocTable {
         if let Some(i) = self.locs.iter().position(|l| l.name == name) {
             return i;
         }
-        self.locs.push(Location {
-            name: name.to_string(),
-            init: Value::Int(0),
-        });
+        self.locs.push(Location::new(name, Value::Int(0)));
         self.locs.len() - 1
     }
 
     /// True when the init block gives `name` a value as a location.
     pub fn is_declared(&self, name: &str) -> bool {
         self.declared.contains(name)
+    }
+
+    /// Declares a plain location `name` with initial value `init`. Fails on
+    /// a second declaration.
+    pub fn declare(&mut self, name: &str, init: Value) -> Result<LocId, String> {
+        if !self.declared.insert(name.to_string()) {
+            return Err(format!("location '{name}' is declared twice"));
+        }
+        let id = self.id(name);
+        self.locs[id].init = init;
+        Ok(id)
+    }
+
+    /// Declares `name` an alias of `of` through `proxy` (creating `of` if
+    /// new). Fails on a second declaration of `name` or an alias cycle.
+    pub fn declare_alias(&mut self, name: &str, proxy: Proxy, of: &str) -> Result<(), String> {
+        if name == of {
+            return Err(format!("location '{name}' cannot alias itself"));
+        }
+        if !self.declared.insert(name.to_string()) {
+            return Err(format!("location '{name}' is initialised twice"));
+        }
+        let id = self.id(name);
+        let target = self.id(of);
+        // Follow the target's chain: reaching `id` would close a cycle.
+        let mut cur = Some(target);
+        let mut steps = 0;
+        while let Some(c) = cur {
+            if c == id || steps > self.locs.len() {
+                return Err(format!("alias declarations form a cycle through '{name}'"));
+            }
+            cur = self.locs[c].alias_of;
+            steps += 1;
+        }
+        self.locs[id].alias_of = Some(target);
+        self.locs[id].proxy = proxy;
+        Ok(())
+    }
+
+    /// The locations, in order of first mention.
+    pub fn into_locations(self) -> Vec<Location> {
+        self.locs
     }
 }
 
@@ -340,6 +380,8 @@ enum InitTarget {
 enum InitVal {
     Int(i64),
     Addr(String),
+    /// `y @ generic aliases x`: the proxy and the aliased location.
+    Alias(Proxy, String, Pos),
 }
 
 struct InitEntry {
@@ -615,12 +657,12 @@ fn parse_init_entry(p: &mut Parser<'_>) -> Result<InitEntry, Diagnostic> {
     };
     let t = p.next()?;
     if t.is_punct("@") {
-        return Err(p
-            .err(
-                t.pos,
-                "unsupported init entry: proxy alias declarations ('@') are not supported",
-            )
-            .expected("'=' and an initial value"));
+        if !matches!(target, InitTarget::Loc(_)) {
+            return Err(p
+                .err(t.pos, "only a location can be declared an alias")
+                .expected("'=' and an initial value"));
+        }
+        return parse_alias(p, target, pos);
     }
     if !t.is_punct("=") {
         return Err(p.unexpected(&t, "'='"));
@@ -642,6 +684,30 @@ fn parse_init_entry(p: &mut Parser<'_>) -> Result<InitEntry, Diagnostic> {
     Ok(InitEntry { target, value, pos })
 }
 
+const PROXY_KINDS: &str = "a proxy kind: generic, surface, texture or constant";
+
+/// The rest of `y @ generic aliases x` after the `@`.
+fn parse_alias(p: &mut Parser<'_>, target: InitTarget, pos: Pos) -> Result<InitEntry, Diagnostic> {
+    let (kind, kpos) = init_ident(p, PROXY_KINDS)?;
+    let Some(proxy) = Proxy::from_name(&kind) else {
+        return Err(p
+            .err(kpos, format!("unknown proxy kind '{kind}'"))
+            .expected(PROXY_KINDS));
+    };
+    let (word, wpos) = init_ident(p, "'aliases'")?;
+    if word != "aliases" {
+        return Err(p
+            .err(wpos, format!("unexpected '{word}'"))
+            .expected(format!("'aliases' after '{kind}'")));
+    }
+    let (of, opos) = init_ident(p, "the name of the aliased location")?;
+    Ok(InitEntry {
+        target,
+        value: InitVal::Alias(proxy, of, opos),
+        pos,
+    })
+}
+
 fn init_ident(p: &mut Parser<'_>, expected: &str) -> Result<(String, Pos), Diagnostic> {
     let t = p.next()?;
     match t.tok {
@@ -661,6 +727,13 @@ fn apply_init(
         let value = match &e.value {
             InitVal::Int(v) => Value::Int(*v),
             InitVal::Addr(name) => Value::Addr(locs.id(name)),
+            InitVal::Alias(proxy, of, opos) => {
+                let InitTarget::Loc(name) = &e.target else {
+                    continue; // refused by the parser
+                };
+                declare_alias(p, locs, name, *proxy, of, e.pos, *opos)?;
+                continue;
+            }
         };
         match e.target {
             InitTarget::Loc(name) => {
@@ -697,6 +770,28 @@ fn apply_init(
         }
     }
     Ok(())
+}
+
+/// Records `name @ proxy aliases of`: `name` becomes a declared location
+/// mapped onto `of`'s physical location.
+fn declare_alias(
+    p: &Parser<'_>,
+    locs: &mut LocTable,
+    name: &str,
+    proxy: Proxy,
+    of: &str,
+    pos: Pos,
+    of_pos: Pos,
+) -> Result<(), Diagnostic> {
+    locs.declare_alias(name, proxy, of).map_err(|msg| {
+        let at = if msg.contains("itself") || msg.contains("cycle") {
+            of_pos
+        } else {
+            pos
+        };
+        p.err(at, msg)
+            .expected("one declaration per location, aliasing another location")
+    })
 }
 
 fn thread_range(n: usize) -> String {

@@ -17,14 +17,19 @@
 //! or `[x]` a location (a bare name on the right of a comparison is its
 //! address, as in herd).
 //!
-//! Not supported (clear diagnostics): proxy alias declarations
-//! (`y @ generic aliases x`), proxy instructions (`fence.proxy.*`, `sust`,
-//! `suld`, `tld`, ...), `bar.red`, predicated PTX (`@p`), address offsets
-//! (`[x+4]`), the `filter` clause, non-locked x86 memory arithmetic.
+//! Proxies (PTX 7.5): alias declarations in the init block
+//! (`y @ generic aliases x;`, `s @ surface aliases x;`) and the proxy
+//! instructions of [`ptx`] (`sust`, `suld`, `tld`, `ld.const`,
+//! `fence.proxy.*`, ...).
+//!
+//! Not supported (clear diagnostics): `bar.red`, predicated PTX (`@p`),
+//! address offsets (`[x+4]`), the `filter` clause, non-locked x86 memory
+//! arithmetic, proxy fences other than alias/surface/texture/constant.
 
 pub mod common;
 pub mod compound;
 pub mod lexer;
+pub mod nvlitmus;
 pub mod ptx;
 pub mod x86;
 
@@ -39,18 +44,54 @@ use lexer::Lexer;
 pub const SUPPORTED_ARCHS: &[&str] = &["PTX", "X86", "X86+PTX"];
 
 /// Reads and parses a litmus file; [`ir::Test::file`] is set to `path`.
+/// An NVLitmus file (`*.test`) must hold exactly one test; see
+/// [`parse_file_all`] for templates.
 pub fn parse_file(path: &Path) -> Result<ir::Test, Diagnostic> {
+    let mut all = parse_file_all(path);
+    if all.len() == 1 {
+        return all.remove(0);
+    }
     let name = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|e| {
-        Diagnostic::new(
-            name.clone(),
-            Pos { line: 1, col: 1 },
-            format!("cannot read file: {e}"),
-        )
-    })?;
-    let mut test = parse_str(&name, &source)?;
-    test.file = Some(path.to_path_buf());
-    Ok(test)
+    Err(Diagnostic::new(
+        name,
+        Pos { line: 1, col: 1 },
+        format!("the file holds {} tests (an NVLitmus template)", all.len()),
+    )
+    .expected("a file with one test; read templates with parse_file_all"))
+}
+
+/// Reads and parses every test of a file: one for a `.litmus` file, one per
+/// template row and command for an NVLitmus `.test` file
+/// ([`nvlitmus`]). [`ir::Test::file`] is set to `path`.
+pub fn parse_file_all(path: &Path) -> Vec<Result<ir::Test, Diagnostic>> {
+    let name = path.display().to_string();
+    let source = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) => {
+            return vec![Err(Diagnostic::new(
+                name,
+                Pos { line: 1, col: 1 },
+                format!("cannot read file: {e}"),
+            ))];
+        }
+    };
+    let tests = if nvlitmus::is_nvlitmus_path(path) {
+        nvlitmus::parse_all(&name, &source)
+            .into_iter()
+            .map(|i| i.test)
+            .collect()
+    } else {
+        vec![parse_str(&name, &source)]
+    };
+    tests
+        .into_iter()
+        .map(|r| {
+            r.map(|mut t| {
+                t.file = Some(path.to_path_buf());
+                t
+            })
+        })
+        .collect()
 }
 
 /// Parses litmus source text; `file_name` is used in diagnostics.

@@ -14,6 +14,19 @@
 //! | `fence{.sc\|.acq_rel\|.acquire\|.release}.S` | `Fence` | `SC`/`ACQ_REL`/`ACQ`/`REL` + scope |
 //! | `membar.{cta\|gl\|sys}` | `Fence` | `SC` + `CTA`/`GPU`/`SYS` |
 //! | `bar{.cta}.sync a{, b}`, `barrier{.cta}.sync a{, b}`, `bar{.cta}.arrive a{, b}` | `Barrier` | `SYNC`/`ARRIVE` + `CTA` |
+//! | `sust{.sem}{.S} a, v` / `suld{.sem}{.S} r, a` | `Store` / `Load` | as `st`/`ld`, + `SURFACE` |
+//! | `suatom...` / `sured...` | `Rmw` | as `atom`/`red`, + `SURFACE` |
+//! | `tld{.weak} r, a`, `tex... r, a` | `Load` | `WEAK TEXTURE` |
+//! | `ld.const r, a`, `ldc r, a`, `cold{.weak} r, a` | `Load` | `WEAK CONSTANT` |
+//! | `fence.proxy.{surface\|texture\|constant}` | `Fence` | `PROXY` + `SURFACE`/`TEXTURE`/`CONSTANT` |
+//! | `fence.proxy.alias`, `fence.alias` | `Fence` | `PROXY ALIAS` |
+//!
+//! Proxies (seed 002): an access without a proxy tag is in the generic proxy
+//! (the executor tags it `GENERIC`). Surface and texture instructions accept
+//! and ignore geometry qualifiers (`.b`, `.1d`, `.v4`, `.clamp`, ...) and
+//! coordinates (`[surf, r1]`, `[tex, {r1, r2}]`): a reference is one
+//! location. Texture and constant loads are weak only. Aliases are declared
+//! in the init block (`y @ generic aliases x;`, see [`super::common`]).
 //!
 //! `S` is `.cta`, `.gpu` or `.sys`. State spaces (`.global`, `.shared`, ...)
 //! and types (`.u32`, `.b64`, ...) are accepted and ignored. Atomic ops:
@@ -39,7 +52,7 @@
 use super::common::{Cursor, Dialect, ThreadCtx};
 use crate::diag::Diagnostic;
 use crate::ir::{
-    Address, Arch, BarrierKind, BinOp, CmpOp, InstrKind, Operand, Pos, Reg, RmwOp, Value,
+    Address, Arch, BarrierKind, BinOp, CmpOp, InstrKind, Operand, Pos, Proxy, Reg, RmwOp, Value,
 };
 use crate::litmus::lexer::Tok;
 
@@ -49,8 +62,9 @@ pub struct Ptx;
 /// The PTX dialect instance.
 pub static PTX: Ptx = Ptx;
 
-const MNEMONICS: &str = "ld, st, atom, red, fence, membar, bar, barrier, mov, add, sub, mul, \
-and, or, xor, min, max, beq, bne, blt, bgt, ble, bge, goto, bra or a label 'L:'";
+const MNEMONICS: &str = "ld, st, atom, red, sust, suld, suatom, sured, tld, tex, ldc, cold, \
+fence, membar, bar, barrier, mov, add, sub, mul, and, or, xor, min, max, beq, bne, blt, bgt, \
+ble, bge, goto, bra or a label 'L:'";
 
 const SCOPE_EXPECTED: &str = ".cta, .gpu or .sys";
 
@@ -276,11 +290,8 @@ fn parse_quals(
                 .expected(SCOPE_EXPECTED));
         } else if base == "fence" && n == "proxy" {
             return Err(cur
-                .error(
-                    pos,
-                    "unsupported instruction: proxy fences ('fence.proxy') are not supported",
-                )
-                .expected(format!("{} and a scope", sem_list(spec.sems))));
+                .error(pos, "'.proxy' must come right after 'fence'")
+                .expected(format!("fence.proxy.<kind> with kind {PROXY_FENCE_KINDS}")));
         } else {
             let mut allowed: Vec<&str> = Vec::new();
             allowed.extend(spec.extra);
@@ -464,9 +475,29 @@ fn parse_instr(
         ..no_quals
     };
     match base {
-        "ld" => parse_ld(cur, ctx, quals),
-        "st" => parse_st(cur, ctx, quals),
-        "atom" | "red" => parse_atom(cur, ctx, base, quals),
+        "ld" => {
+            // `ld.const` reads the constant bank through the constant proxy.
+            let proxy = if quals.iter().any(|(n, _)| n == "const") {
+                Proxy::Constant
+            } else {
+                Proxy::Generic
+            };
+            parse_ld(cur, ctx, base, quals, proxy)
+        }
+        "st" => {
+            if let Some((_, p)) = quals.iter().find(|(n, _)| n == "const") {
+                return Err(cur
+                    .error(*p, "the constant state space is read-only")
+                    .expected("st.global, st.shared or st without a state space"));
+            }
+            parse_st(cur, ctx, base, quals, Proxy::Generic)
+        }
+        "sust" => parse_st(cur, ctx, base, quals, Proxy::Surface),
+        "suld" => parse_ld(cur, ctx, base, quals, Proxy::Surface),
+        "tld" | "tex" => parse_ld(cur, ctx, base, quals, Proxy::Texture),
+        "ldc" | "cold" => parse_ld(cur, ctx, base, quals, Proxy::Constant),
+        "atom" | "red" => parse_atom(cur, ctx, base, quals, Proxy::Generic),
+        "suatom" | "sured" => parse_atom(cur, ctx, base, quals, Proxy::Surface),
         "fence" => parse_fence(cur, quals),
         "membar" => parse_membar(cur, quals, mpos),
         "bar" | "barrier" => parse_barrier(cur, ctx, base, quals, mpos),
@@ -588,24 +619,95 @@ fn access_tags(cur: &Cursor<'_>, base: &str, q: &Quals) -> Result<Vec<String>, D
     }
 }
 
+/// Surface and texture geometry qualifiers, accepted and ignored: a
+/// surface or texture reference is modelled as one location.
+const GEOMETRY: &[&str] = &[
+    "b", "p", "1d", "2d", "3d", "a1d", "a2d", "cube", "acube", "2dms", "a2dms", "v2", "v4", "v8",
+    "vec", "clamp", "trap", "zero", "level", "grad", "base",
+];
+
+/// Which semantics a proxy-specific access accepts: texture and constant
+/// fetches are weak only (there is no strong texture or constant access);
+/// surface accesses take the same semantics as their generic forms.
+fn proxy_sems(proxy: Proxy, generic: &'static [Sem]) -> &'static [Sem] {
+    match proxy {
+        Proxy::Generic | Proxy::Surface => generic,
+        Proxy::Texture | Proxy::Constant => &[Sem::Weak],
+    }
+}
+
+/// Tags of a memory instruction: its semantics and scope tags, plus the
+/// proxy tag when it is not the generic proxy (the executor tags every
+/// other memory event `GENERIC`).
+fn with_proxy(mut tags: Vec<String>, proxy: Proxy) -> Vec<String> {
+    if proxy != Proxy::Generic {
+        tags.push(proxy.tag().to_string());
+    }
+    tags
+}
+
+/// An address operand of a surface or texture instruction: like any
+/// address, and also `[ref, coordinates...]` (the coordinates are ignored).
+fn parse_proxy_address(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Opnd, Diagnostic> {
+    let is_coords = cur.peek().is_some_and(|t| t.is_punct("["))
+        && cur.peek_at(1).is_some_and(|t| t.ident().is_some())
+        && cur.peek_at(2).is_some_and(|t| t.is_punct(","));
+    if !is_coords {
+        return parse_operand(cur, ctx);
+    }
+    let pos = cur.pos();
+    cur.next_tok();
+    let (name, _) = cur.expect_ident("a surface or texture reference")?;
+    let mut depth = 0;
+    loop {
+        match cur.next_tok() {
+            None => return Err(cur.unexpected("']' after the coordinates")),
+            Some(t) if t.is_punct("{") => depth += 1,
+            Some(t) if t.is_punct("}") => depth -= 1,
+            Some(t) if t.is_punct("]") && depth <= 0 => break,
+            Some(_) => {}
+        }
+    }
+    let addr = if is_register(name, ctx) {
+        Address::Reg(name.to_string())
+    } else {
+        Address::Loc(ctx.locs.id(name))
+    };
+    Ok(Opnd::Mem(addr, pos))
+}
+
 fn parse_ld(
     cur: &mut Cursor<'_>,
     ctx: &mut ThreadCtx<'_>,
+    base: &str,
     quals: &[(String, Pos)],
+    proxy: Proxy,
 ) -> Result<(InstrKind, Vec<String>), Diagnostic> {
     let spec = Spec {
-        sems: &[Sem::Weak, Sem::Relaxed, Sem::Acquire, Sem::Volatile],
-        scopes: true,
+        sems: proxy_sems(
+            proxy,
+            &[Sem::Weak, Sem::Relaxed, Sem::Acquire, Sem::Volatile],
+        ),
+        scopes: matches!(proxy, Proxy::Generic | Proxy::Surface),
         ops: &[],
         spaces: true,
         types: true,
-        extra: &[],
+        extra: if matches!(proxy, Proxy::Surface | Proxy::Texture) {
+            GEOMETRY
+        } else {
+            &[]
+        },
     };
-    let q = parse_quals(cur, "ld", quals, &spec)?;
+    let q = parse_quals(cur, base, quals, &spec)?;
     let dst = parse_operand(cur, ctx)?;
     let dst = dst_reg(cur, dst)?;
     comma(cur)?;
-    let src = parse_operand(cur, ctx)?;
+    let src = parse_proxy_address(cur, ctx)?;
+    if let (Opnd::Imm(_, p), false) = (&src, proxy == Proxy::Generic) {
+        return Err(cur
+            .error(*p, format!("'{base}' needs a memory operand"))
+            .expected("a location, [location] or a register holding an address"));
+    }
     if let Opnd::Imm(v, _) = src {
         // `ld r0, 1` is a register move in this dialect.
         if let Some((s, spos)) = q.sem.filter(|(s, _)| *s != Sem::Weak) {
@@ -635,7 +737,7 @@ fn parse_ld(
             vec![],
         ));
     }
-    let tags = access_tags(cur, "ld", &q)?;
+    let tags = with_proxy(access_tags(cur, "ld", &q)?, proxy);
     let addr = address(cur, ctx, src)?;
     Ok((InstrKind::Load { dst, addr }, tags))
 }
@@ -643,7 +745,9 @@ fn parse_ld(
 fn parse_st(
     cur: &mut Cursor<'_>,
     ctx: &mut ThreadCtx<'_>,
+    base: &str,
     quals: &[(String, Pos)],
+    proxy: Proxy,
 ) -> Result<(InstrKind, Vec<String>), Diagnostic> {
     let spec = Spec {
         sems: &[Sem::Weak, Sem::Relaxed, Sem::Release, Sem::Volatile],
@@ -651,11 +755,15 @@ fn parse_st(
         ops: &[],
         spaces: true,
         types: true,
-        extra: &[],
+        extra: if proxy == Proxy::Surface {
+            GEOMETRY
+        } else {
+            &[]
+        },
     };
-    let q = parse_quals(cur, "st", quals, &spec)?;
-    let tags = access_tags(cur, "st", &q)?;
-    let a = parse_operand(cur, ctx)?;
+    let q = parse_quals(cur, base, quals, &spec)?;
+    let tags = with_proxy(access_tags(cur, "st", &q)?, proxy);
+    let a = parse_proxy_address(cur, ctx)?;
     let addr = address(cur, ctx, a)?;
     comma(cur)?;
     let v = parse_operand(cur, ctx)?;
@@ -668,8 +776,9 @@ fn parse_atom(
     ctx: &mut ThreadCtx<'_>,
     base: &str,
     quals: &[(String, Pos)],
+    proxy: Proxy,
 ) -> Result<(InstrKind, Vec<String>), Diagnostic> {
-    let is_red = base == "red";
+    let is_red = base == "red" || base == "sured";
     let ops = if is_red { RED_OPS } else { ATOM_OPS };
     let spec = Spec {
         sems: &[Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel],
@@ -677,7 +786,11 @@ fn parse_atom(
         ops,
         spaces: true,
         types: true,
-        extra: &[],
+        extra: if proxy == Proxy::Surface {
+            GEOMETRY
+        } else {
+            &[]
+        },
     };
     let q = parse_quals(cur, base, quals, &spec)?;
     let Some((op, _)) = q.op.clone() else {
@@ -691,7 +804,7 @@ fn parse_atom(
     };
     let sem = q.sem.map_or(Sem::Relaxed, |(s, _)| s);
     let scope = q.scope.map_or("GPU", |(s, _)| s);
-    let tags = vec![sem.tag().to_string(), scope.to_string()];
+    let tags = with_proxy(vec![sem.tag().to_string(), scope.to_string()], proxy);
 
     let dst = if is_red {
         None
@@ -701,7 +814,7 @@ fn parse_atom(
         comma(cur)?;
         Some(d)
     };
-    let a = parse_operand(cur, ctx)?;
+    let a = parse_proxy_address(cur, ctx)?;
     let addr = address(cur, ctx, a)?;
     comma(cur)?;
     let v = parse_operand(cur, ctx)?;
@@ -728,10 +841,59 @@ fn parse_atom(
     Ok((InstrKind::Rmw { dst, addr, op: rmw }, tags))
 }
 
+const PROXY_FENCE_KINDS: &str = ".alias, .surface, .texture or .constant";
+
+/// `fence.proxy.<kind>` (and NVLitmus's `fence.alias`): a proxy fence tagged
+/// `PROXY` plus `ALIAS` or the proxy's tag. It has no semantics or scope.
+fn parse_proxy_fence(
+    cur: &Cursor<'_>,
+    quals: &[(String, Pos)],
+) -> Result<(InstrKind, Vec<String>), Diagnostic> {
+    let kinds: &[(String, Pos)] = match quals.first() {
+        Some((n, _)) if n == "proxy" => &quals[1..],
+        _ => quals, // fence.alias
+    };
+    let Some((kind, kpos)) = kinds.first() else {
+        let at = quals.last().map_or(cur.pos(), |(n, p)| Pos {
+            line: p.line,
+            col: p.col + n.chars().count() as u32,
+        });
+        return Err(cur
+            .error(at, "'fence.proxy' needs a proxy kind")
+            .expected(PROXY_FENCE_KINDS));
+    };
+    if let Some((n, p)) = kinds.get(1) {
+        return Err(cur
+            .error(
+                *p,
+                format!("unexpected qualifier '.{n}' after the proxy kind"),
+            )
+            .expected("one proxy kind"));
+    }
+    let tag = match kind.as_str() {
+        "alias" => "ALIAS",
+        k => match Proxy::from_name(k) {
+            Some(p) if p != Proxy::Generic => p.tag(),
+            _ => {
+                return Err(cur
+                    .error(*kpos, format!("unsupported proxy kind '.{kind}'"))
+                    .expected(PROXY_FENCE_KINDS));
+            }
+        },
+    };
+    Ok((InstrKind::Fence, vec!["PROXY".to_string(), tag.to_string()]))
+}
+
 fn parse_fence(
     cur: &mut Cursor<'_>,
     quals: &[(String, Pos)],
 ) -> Result<(InstrKind, Vec<String>), Diagnostic> {
+    if quals
+        .first()
+        .is_some_and(|(n, _)| n == "proxy" || n == "alias")
+    {
+        return parse_proxy_fence(cur, quals);
+    }
     let spec = Spec {
         sems: &[Sem::Sc, Sem::AcqRel, Sem::Acquire, Sem::Release],
         scopes: true,

@@ -23,6 +23,25 @@ pub fn result(file: &str, test: &Test, r: &CheckResult) -> Json {
             })
         })
         .collect();
+    let allowed_why: Vec<Json> = r
+        .allowed_why
+        .iter()
+        .map(|a| {
+            let reasons: Vec<Json> = a
+                .reasons
+                .iter()
+                .map(|w| {
+                    let edges: Vec<Json> = w
+                        .edges
+                        .iter()
+                        .map(|(x, y, path)| json!({"from": x, "to": y, "path": path}))
+                        .collect();
+                    json!({"reason": w.name, "edges": edges})
+                })
+                .collect();
+            json!({"state": state_text(test, &r.observed, &a.state), "reasons": reasons})
+        })
+        .collect();
     json!({
         "file": file,
         "test": r.test,
@@ -37,6 +56,7 @@ pub fn result(file: &str, test: &Test, r: &CheckResult) -> Json {
         "cut_paths": r.cut_paths,
         "cyclic_discarded": r.cyclic,
         "forbidden": forbidden,
+        "allowed_why": allowed_why,
         "time_ms": r.elapsed.as_secs_f64() * 1000.0,
     })
 }

@@ -1,5 +1,8 @@
 //! `--why`: for each outcome the condition asks about that the model
-//! forbids, the violated axiom and the cycle that violates it.
+//! forbids, the violated axiom and the cycle that violates it; for each
+//! such outcome it allows, the reasons the model gives through its `why_`
+//! bindings (e.g. ptx75: base causality that is not proxy-preserved because
+//! a proxy fence is missing or misplaced), with the path behind each.
 
 use super::{event_label, event_name, state_text};
 use crate::exec::{CheckResult, ExecutionView};
@@ -20,9 +23,52 @@ fn edge_names(ex: &ExecutionView, a: usize, b: usize) -> Vec<String> {
     names
 }
 
-/// The explanation text for a checked test (empty when nothing is forbidden).
+/// The explanation text for a checked test (empty when there is nothing
+/// to explain).
 pub fn explain(test: &Test, r: &CheckResult) -> String {
     let mut out = String::new();
+    for a in &r.allowed_why {
+        let ex = &a.execution;
+        out.push_str(&format!(
+            "Allowed outcome: {}\n",
+            state_text(test, &r.observed, &a.state)
+        ));
+        for reason in &a.reasons {
+            out.push_str(&format!("  {}:\n", reason.name.replace('_', " ")));
+            for (x, y, path) in &reason.edges {
+                out.push_str(&format!(
+                    "    {}: {}\n      -> {}: {}\n",
+                    event_name(*x),
+                    event_label(test, &ex.events[*x]),
+                    event_name(*y),
+                    event_label(test, &ex.events[*y])
+                ));
+                if path.len() >= 2 {
+                    out.push_str("      path:");
+                    for (k, &e) in path.iter().enumerate() {
+                        if k > 0 {
+                            let rel = edge_names(ex, path[k - 1], e);
+                            let arrow = if rel.is_empty() {
+                                "sync".to_string()
+                            } else {
+                                rel.join("|")
+                            };
+                            out.push_str(&format!(" --{arrow}-->"));
+                        }
+                        out.push_str(&format!(" {}", event_name(e)));
+                    }
+                    out.push('\n');
+                    for &e in &path[1..path.len() - 1] {
+                        out.push_str(&format!(
+                            "        {}: {}\n",
+                            event_name(e),
+                            event_label(test, &ex.events[e])
+                        ));
+                    }
+                }
+            }
+        }
+    }
     for f in &r.forbidden {
         out.push_str(&format!(
             "Forbidden outcome: {}\n  violates {} ({})\n",
