@@ -1,9 +1,11 @@
 //! Litmus front ends: `.litmus` text → [`ir::Test`].
 //!
 //! The first word of the file names the architecture and picks the front
-//! end. Supported: `PTX` and `X86` (case-insensitive). Both use herd's table
-//! format, parsed by [`common`]; the instructions of each thread column are
-//! parsed by a [`common::Dialect`] chosen per thread (see [`ptx`], [`x86`]).
+//! end. Supported: `PTX` and `X86` (case-insensitive), which use herd's table
+//! format, parsed by [`common`] (the instructions of each thread column are
+//! parsed by a [`common::Dialect`] chosen per thread, see [`ptx`], [`x86`]);
+//! and `C` / `OpenCL`, herd's C format with thread functions, parsed by [`c`]
+//! (which hands its condition to the shared parser).
 //!
 //! Adding a dialect means writing a `Dialect` for its instructions and a
 //! match arm in [`parse_str`]; a compound test (`X86+PTX`) needs only a
@@ -21,6 +23,7 @@
 //! `suld`, `tld`, ...), `bar.red`, predicated PTX (`@p`), address offsets
 //! (`[x+4]`), the `filter` clause, non-locked x86 memory arithmetic.
 
+pub mod c;
 pub mod common;
 pub mod lexer;
 pub mod ptx;
@@ -34,7 +37,7 @@ use common::Dialect;
 use lexer::Lexer;
 
 /// Architectures accepted on the first line.
-pub const SUPPORTED_ARCHS: &[&str] = &["PTX", "X86"];
+pub const SUPPORTED_ARCHS: &[&str] = &["PTX", "X86", "C", "OpenCL"];
 
 /// Reads and parses a litmus file; [`ir::Test::file`] is set to `path`.
 pub fn parse_file(path: &Path) -> Result<ir::Test, Diagnostic> {
@@ -65,6 +68,8 @@ fn parse_inner(file_name: &str, source: &str) -> Result<ir::Test, Diagnostic> {
             .expected("a header line like 'PTX name' or 'X86 name'"));
     };
     let dialect: &'static dyn Dialect = match arch.to_ascii_uppercase().as_str() {
+        "C" => return c::parse(lx, "C"),
+        "OPENCL" => return c::parse(lx, "OpenCL"),
         "PTX" => &ptx::PTX,
         "X86" => &x86::X86_DIALECT,
         _ => {
