@@ -22,30 +22,42 @@ pub struct Expectation {
     pub ok: bool,
 }
 
+/// Data rows of a small CSV file (header skipped, blank and `#` lines
+/// ignored), split into at most `max_cols` trimmed columns, with line numbers.
+fn csv_rows(text: &str, max_cols: usize) -> impl Iterator<Item = (usize, &str, Vec<&str>)> {
+    text.lines()
+        .enumerate()
+        .skip(1)
+        .filter_map(move |(i, line)| {
+            let line = line.trim();
+            (!line.is_empty() && !line.starts_with('#')).then(|| {
+                (
+                    i + 1,
+                    line,
+                    line.splitn(max_cols, ',').map(str::trim).collect(),
+                )
+            })
+        })
+}
+
 /// Reads a `test,model,verdict` CSV (header line first).
 pub fn read_expectations(csv: &Path) -> Result<Vec<Expectation>, String> {
     let text = std::fs::read_to_string(csv).map_err(|e| format!("{}: {e}", csv.display()))?;
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate().skip(1) {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let cols: Vec<&str> = line.split(',').map(str::trim).collect();
-        if cols.len() < 3 || !matches!(cols[2], "Ok" | "No") {
-            return Err(format!(
-                "{}:{}: expected 'test,model,Ok|No', found '{line}'",
-                csv.display(),
-                i + 1
-            ));
-        }
-        out.push(Expectation {
-            test: cols[0].to_string(),
-            model: cols[1].to_string(),
-            ok: cols[2] == "Ok",
-        });
-    }
-    Ok(out)
+    csv_rows(&text, 3)
+        .map(|(line_no, line, cols)| {
+            if cols.len() < 3 || !matches!(cols[2], "Ok" | "No") {
+                return Err(format!(
+                    "{}:{line_no}: expected 'test,model,Ok|No', found '{line}'",
+                    csv.display()
+                ));
+            }
+            Ok(Expectation {
+                test: cols[0].to_string(),
+                model: cols[1].to_string(),
+                ok: cols[2] == "Ok",
+            })
+        })
+        .collect()
 }
 
 /// A listed, explained disagreement.
@@ -59,33 +71,27 @@ pub struct KnownDifference {
     pub reason: String,
 }
 
-/// Reads `test,model,oracle,litmix,reason` rows.
+/// Reads `test,model,oracle,litmix,reason` rows (a missing file lists none).
 pub fn read_known_differences(csv: &Path) -> Result<Vec<KnownDifference>, String> {
     let Ok(text) = std::fs::read_to_string(csv) else {
         return Ok(Vec::new());
     };
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate().skip(1) {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let cols: Vec<&str> = line.splitn(5, ',').map(str::trim).collect();
-        if cols.len() < 5 || !matches!(cols[3], "Ok" | "No") {
-            return Err(format!(
-                "{}:{}: expected 'test,model,oracle,litmix,reason', found '{line}'",
-                csv.display(),
-                i + 1
-            ));
-        }
-        out.push(KnownDifference {
-            test: cols[0].to_string(),
-            model: cols[1].to_string(),
-            litmix_ok: cols[3] == "Ok",
-            reason: cols[4].to_string(),
-        });
-    }
-    Ok(out)
+    csv_rows(&text, 5)
+        .map(|(line_no, line, cols)| {
+            if cols.len() < 5 || !matches!(cols[3], "Ok" | "No") {
+                return Err(format!(
+                    "{}:{line_no}: expected 'test,model,oracle,litmix,reason', found '{line}'",
+                    csv.display()
+                ));
+            }
+            Ok(KnownDifference {
+                test: cols[0].to_string(),
+                model: cols[1].to_string(),
+                litmix_ok: cols[3] == "Ok",
+                reason: cols[4].to_string(),
+            })
+        })
+        .collect()
 }
 
 /// What happened to one expectation.

@@ -111,11 +111,17 @@ pub fn check_file(
         Err(message) => return FileOutcome::Failed { file, message },
     };
     match crate::exec::check(&test, &model, opts) {
-        Ok(result) => FileOutcome::Checked {
-            file,
-            test: Box::new(test),
-            result: Box::new(result),
-        },
+        Ok(mut result) => {
+            // Report the name users pass to --model, not the file's title.
+            result.model = crate::models::builtin(spec)
+                .map(|b| b.name.to_string())
+                .unwrap_or_else(|| spec.to_string());
+            FileOutcome::Checked {
+                file,
+                test: Box::new(test),
+                result: Box::new(result),
+            }
+        }
         Err(CheckError::Diagnostic(d)) => FileOutcome::Failed {
             file,
             message: d.render(),

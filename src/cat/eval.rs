@@ -223,7 +223,95 @@ fn into_rel(v: Cow<'_, Value>, loc: Loc, what: &str) -> Res<Relation> {
     }
 }
 
+impl State<'_> {
+    /// Pre-fills caches with values known from earlier evaluations.
+    pub fn seed(&mut self, env_values: &[Option<Value>], slot_values: &[Option<Value>]) {
+        for (cell, v) in self.env_vals.iter_mut().zip(env_values) {
+            if let Some(v) = v {
+                let _ = cell.set(v.clone());
+            }
+        }
+        for (cell, v) in self.slots.iter_mut().zip(slot_values) {
+            if let Some(v) = v {
+                let _ = cell.set(v.clone());
+            }
+        }
+    }
+
+    /// Copies computed values of static names and slots into the caches.
+    pub fn harvest(
+        &self,
+        env_static: &[bool],
+        slot_static: &[bool],
+        env_values: &mut [Option<Value>],
+        slot_values: &mut [Option<Value>],
+    ) {
+        for (i, cell) in self.env_vals.iter().enumerate() {
+            if env_static[i] && env_values[i].is_none() {
+                env_values[i] = cell.get().cloned();
+            }
+        }
+        for (i, cell) in self.slots.iter().enumerate() {
+            if slot_static[i] && slot_values[i].is_none() {
+                slot_values[i] = cell.get().cloned();
+            }
+        }
+    }
+}
+
 impl Program {
+    /// Which environment names and slots are static for `env` (see
+    /// `Environment::is_static`): a slot is static when its definition uses
+    /// only static names and static slots (no `with` variable, no `let rec`,
+    /// no function call).
+    pub fn static_parts(&self, env: &dyn Environment) -> (Vec<bool>, Vec<bool>) {
+        let env_static: Vec<bool> = self
+            .env_names
+            .iter()
+            .map(|n| env.is_static(&n.name))
+            .collect();
+        let mut slot_static = vec![false; self.slots.len()];
+        // Definitions only refer to earlier slots (recursion goes through
+        // groups, which are never static), so one pass in order suffices;
+        // iterate to a fixpoint anyway in case of forward references.
+        loop {
+            let mut changed = false;
+            for i in 0..self.slots.len() {
+                if slot_static[i] {
+                    continue;
+                }
+                if let SlotDef::Expr(e) = &self.slots[i].def
+                    && self.expr_static(e, &env_static, &slot_static)
+                {
+                    slot_static[i] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return (env_static, slot_static);
+            }
+        }
+    }
+
+    fn expr_static(&self, e: &CExpr, env_static: &[bool], slot_static: &[bool]) -> bool {
+        match &e.node {
+            Node::EmptyRel | Node::Universe => true,
+            Node::Env(i) => env_static[*i],
+            Node::Slot(i) => slot_static[*i],
+            Node::Local(_) | Node::Call(..) => false,
+            Node::Unary(_, a) | Node::Domain(a) | Node::Range(a) => {
+                self.expr_static(a, env_static, slot_static)
+            }
+            Node::Binary(_, _, a, b) => {
+                self.expr_static(a, env_static, slot_static)
+                    && self.expr_static(b, env_static, slot_static)
+            }
+            Node::FenceRel(a, po) => {
+                env_static[*po] && self.expr_static(a, env_static, slot_static)
+            }
+        }
+    }
+
     /// Fresh per-evaluation state.
     pub fn state<'e>(&self, env: &'e dyn Environment) -> State<'e> {
         State {
@@ -536,11 +624,16 @@ impl Program {
                         }
                     }
                 }
+                let mut path = Vec::new();
+                if explain && !c.negated {
+                    path = self.witness_path(c, &witness, st);
+                }
                 Ok(Some(Some(Failure {
                     check: c.label.clone(),
                     kind: c.kind(),
                     witness: if c.negated { Vec::new() } else { witness },
                     relations,
+                    path,
                 })))
             }
         }
@@ -607,9 +700,249 @@ impl Program {
                 kind: CheckKind::Acyclic,
                 witness: rel.restrict_to(&set).cycle_witness().unwrap_or_default(),
                 relations: Vec::new(),
+                path: Vec::new(),
             }),
         }))
     }
+}
+
+/// Depth bound for spelling a witness out through definitions.
+const EXPLAIN_DEPTH: usize = 24;
+
+/// Names that relate events by where they are rather than by what happened;
+/// an explanation through them says less than one through `po`, `rf`, ...
+fn is_structural(label: &str) -> bool {
+    let label = label.trim_end_matches("^-1");
+    matches!(label, "loc" | "ext" | "int" | "id" | "_" | "derived")
+        || label.chars().all(|c| c.is_ascii_lowercase())
+            && !matches!(
+                label,
+                "po" | "rf"
+                    | "co"
+                    | "fr"
+                    | "rmw"
+                    | "addr"
+                    | "data"
+                    | "ctrl"
+                    | "bar"
+                    | "rfe"
+                    | "rfi"
+                    | "coe"
+                    | "coi"
+                    | "fre"
+                    | "fri"
+            )
+            && label.len() <= 4
+            && !label.contains('-')
+}
+
+impl Program {
+    /// Spells a failing check's witness out as steps through the definitions.
+    fn witness_path(
+        &self,
+        c: &CCheck,
+        witness: &[usize],
+        st: &State<'_>,
+    ) -> Vec<(usize, usize, String)> {
+        let pairs: Vec<(usize, usize)> = match c.test {
+            Test::Acyclic => (0..witness.len())
+                .map(|k| (witness[k], witness[(k + 1) % witness.len()]))
+                .collect(),
+            Test::Irreflexive => witness.iter().map(|&e| (e, e)).collect(),
+            Test::Empty => witness
+                .chunks(2)
+                .filter(|p| p.len() == 2)
+                .map(|p| (p[0], p[1]))
+                .take(1)
+                .collect(),
+        };
+        let mut out = Vec::new();
+        for (a, b) in pairs {
+            if !self.decompose(&c.expr, a, b, st, EXPLAIN_DEPTH, &mut out) {
+                out.push((a, b, c.label.clone()));
+            }
+        }
+        out
+    }
+
+    fn rel_value(&self, e: &CExpr, st: &State<'_>) -> Option<Relation> {
+        match self.eval(e, st, &[]).ok()?.as_ref() {
+            Value::Rel(r) => Some(r.clone()),
+            Value::Set(_) => None,
+        }
+    }
+
+    fn opaque_label(&self, e: &CExpr) -> String {
+        match &e.node {
+            Node::Env(i) => self.env_names[*i].name.clone(),
+            Node::Slot(i) => self.slots[*i].name.clone(),
+            Node::Call(f, _) => self.funcs[*f].name.clone(),
+            _ => "derived".to_string(),
+        }
+    }
+
+    /// Pushes steps from `a` to `b` through `e` (which must relate them);
+    /// false when `e` does not relate them.
+    fn decompose(
+        &self,
+        e: &CExpr,
+        a: usize,
+        b: usize,
+        st: &State<'_>,
+        depth: usize,
+        out: &mut Vec<(usize, usize, String)>,
+    ) -> bool {
+        let Some(r) = self.rel_value(e, st) else {
+            return false;
+        };
+        if !r.contains(a, b) {
+            return false;
+        }
+        if depth == 0 {
+            out.push((a, b, self.opaque_label(e)));
+            return true;
+        }
+        let d = depth - 1;
+        match &e.node {
+            Node::Env(_) | Node::Call(..) | Node::Local(_) | Node::EmptyRel | Node::Universe => {
+                out.push((a, b, self.opaque_label(e)));
+            }
+            Node::Slot(i) => match &self.slots[*i].def {
+                SlotDef::Expr(inner) => {
+                    if !self.decompose(inner, a, b, st, d, out) {
+                        out.push((a, b, self.opaque_label(e)));
+                    }
+                }
+                SlotDef::Rec(_) | SlotDef::WithVar => out.push((a, b, self.opaque_label(e))),
+            },
+            Node::Unary(op, x) => match op {
+                UnOp::ToId => {}
+                UnOp::Opt if a == b => {}
+                UnOp::Star if a == b => {}
+                UnOp::Opt => {
+                    self.decompose(x, a, b, st, d, out);
+                }
+                UnOp::Inverse => {
+                    let mut tmp = Vec::new();
+                    self.decompose(x, b, a, st, d, &mut tmp);
+                    for (p, q, l) in tmp.into_iter().rev() {
+                        out.push((q, p, format!("{l}^-1")));
+                    }
+                }
+                UnOp::Plus | UnOp::Star => {
+                    match self.rel_value(x, st).and_then(|s| shortest_path(&s, a, b)) {
+                        Some(hops) => {
+                            for w in hops.windows(2) {
+                                if !self.decompose(x, w[0], w[1], st, d, out) {
+                                    out.push((w[0], w[1], self.opaque_label(x)));
+                                }
+                            }
+                        }
+                        None => out.push((a, b, self.opaque_label(e))),
+                    }
+                }
+                UnOp::Complement => out.push((a, b, "derived".to_string())),
+            },
+            Node::Binary(op, _, l, rr) => match op {
+                BinOp::Union => {
+                    if !self.decompose(l, a, b, st, d, out) && !self.decompose(rr, a, b, st, d, out)
+                    {
+                        out.push((a, b, "derived".to_string()));
+                    }
+                }
+                BinOp::Inter => {
+                    // Prefer the operand that explains by what happened (po,
+                    // rf, ...) over one that only says where events are.
+                    let mut left = Vec::new();
+                    let mut right = Vec::new();
+                    self.decompose(l, a, b, st, d, &mut left);
+                    self.decompose(rr, a, b, st, d, &mut right);
+                    let score = |v: &Vec<(usize, usize, String)>| {
+                        v.iter().filter(|s| is_structural(&s.2)).count()
+                    };
+                    out.extend(if score(&right) < score(&left) {
+                        right
+                    } else {
+                        left
+                    });
+                }
+                BinOp::Diff => {
+                    if !self.decompose(l, a, b, st, d, out) {
+                        out.push((a, b, "derived".to_string()));
+                    }
+                }
+                BinOp::Seq => {
+                    let (Some(lv), Some(rv)) = (self.rel_value(l, st), self.rel_value(rr, st))
+                    else {
+                        out.push((a, b, "derived".to_string()));
+                        return true;
+                    };
+                    match (0..st.n).find(|&c| lv.contains(a, c) && rv.contains(c, b)) {
+                        Some(c) => {
+                            self.decompose(l, a, c, st, d, out);
+                            self.decompose(rr, c, b, st, d, out);
+                        }
+                        None => out.push((a, b, "derived".to_string())),
+                    }
+                }
+                BinOp::Cartesian | BinOp::Add => out.push((a, b, "derived".to_string())),
+            },
+            Node::FenceRel(s, po_name) => {
+                let set = match self.eval(s, st, &[]).ok().as_deref() {
+                    Some(Value::Set(s)) => s.clone(),
+                    _ => BitSet::new(st.n),
+                };
+                let po = match self.env_value(*po_name, e.loc, st) {
+                    Ok(Value::Rel(po)) => po.clone(),
+                    _ => Relation::empty(st.n),
+                };
+                match set.iter().find(|&c| po.contains(a, c) && po.contains(c, b)) {
+                    Some(c) => {
+                        out.push((a, c, "po".to_string()));
+                        out.push((c, b, "po".to_string()));
+                    }
+                    None => out.push((a, b, "fencerel".to_string())),
+                }
+            }
+            Node::Domain(_) | Node::Range(_) => return false,
+        }
+        true
+    }
+}
+
+/// Shortest list of events `a = e0, e1, ..., ek = b` (k >= 1) along edges of `r`.
+fn shortest_path(r: &Relation, a: usize, b: usize) -> Option<Vec<usize>> {
+    let n = r.universe();
+    let mut prev = vec![usize::MAX; n];
+    let mut queue = std::collections::VecDeque::new();
+    for c in r.successors(a).iter() {
+        if prev[c] == usize::MAX {
+            prev[c] = a;
+            queue.push_back(c);
+        }
+    }
+    while let Some(x) = queue.pop_front() {
+        if x == b {
+            let mut path = vec![b];
+            let mut cur = b;
+            loop {
+                cur = prev[cur];
+                path.push(cur);
+                if cur == a && path.len() > 1 {
+                    break;
+                }
+            }
+            path.reverse();
+            return Some(path);
+        }
+        for c in r.successors(x).iter() {
+            if prev[c] == usize::MAX {
+                prev[c] = x;
+                queue.push_back(c);
+            }
+        }
+    }
+    None
 }
 
 /// `|`, `&`, `\`, `;`, `*` and `++` on two values.

@@ -32,6 +32,25 @@ pub trait Environment {
     fn knows(&self, name: &str) -> bool {
         self.set(name).is_some() || self.relation(name).is_some()
     }
+    /// Whether `name` has the same value in every environment that shares
+    /// a [`StaticCache`] with this one (e.g. `po` for all candidates of one
+    /// choice of thread paths, but not `rf`). Definitions built only from
+    /// static names are then computed once per cache. Default: nothing is.
+    fn is_static(&self, _name: &str) -> bool {
+        false
+    }
+}
+
+/// Values of a model's definitions that depend only on static names (see
+/// [`Environment::is_static`]), kept across evaluations. Create one with
+/// [`Model::new_cache`] for a group of environments that agree on every
+/// static name, and drop it when moving to another group.
+#[derive(Default)]
+pub struct StaticCache {
+    /// Per slot: is it static (decided on first use).
+    statics: Option<(Vec<bool>, Vec<bool>)>,
+    env_values: Vec<Option<eval::Value>>,
+    slot_values: Vec<Option<eval::Value>>,
 }
 
 /// Which test a check performs (a `~` negates it).
@@ -76,6 +95,12 @@ pub struct Failure {
     /// With [`Model::evaluate_explain`]: the checked relation (named like the
     /// check) and the relations the check refers to by name. Empty otherwise.
     pub relations: Vec<(String, Relation)>,
+    /// With [`Model::evaluate_explain`]: the witness spelled out as steps
+    /// `(from, to, relation)` through the model's definitions down to
+    /// predefined relations (`po`, `rf`, `co`, ...) or opaque names (a `let
+    /// rec`, a `with` choice). Consecutive steps chain; for an irreflexive or
+    /// acyclic failure the last step returns to the first event.
+    pub path: Vec<(usize, usize, String)>,
 }
 
 /// The verdict of a model on one candidate execution.
@@ -198,6 +223,41 @@ impl Model {
     /// explaining one execution.
     pub fn evaluate_explain(&self, env: &dyn Environment) -> Result<Outcome, Diagnostic> {
         self.run(env, true)
+    }
+
+    /// A cache for [`Model::evaluate_cached`].
+    pub fn new_cache(&self) -> StaticCache {
+        StaticCache::default()
+    }
+
+    /// Like [`Model::evaluate`], reusing (and filling) `cache` for the
+    /// definitions that depend only on static names.
+    pub fn evaluate_cached(
+        &self,
+        env: &dyn Environment,
+        cache: &mut StaticCache,
+    ) -> Result<Outcome, Diagnostic> {
+        let (env_static, slot_static) = cache
+            .statics
+            .get_or_insert_with(|| self.program.static_parts(env))
+            .clone();
+        let mut st = self.program.state(env);
+        cache.env_values.resize(env_static.len(), None);
+        cache.slot_values.resize(slot_static.len(), None);
+        st.seed(&cache.env_values, &cache.slot_values);
+        let res = self.program.run(&mut st, false);
+        st.harvest(
+            &env_static,
+            &slot_static,
+            &mut cache.env_values,
+            &mut cache.slot_values,
+        );
+        let (allowed, flags, failure) = res.map_err(|e| self.diagnostic(e))?;
+        Ok(Outcome {
+            allowed,
+            flags,
+            failure,
+        })
     }
 
     fn run(&self, env: &dyn Environment, explain: bool) -> Result<Outcome, Diagnostic> {

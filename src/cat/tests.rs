@@ -108,6 +108,10 @@ impl Environment for Mock {
         *self.queries.borrow_mut().entry(name.into()).or_default() += 1;
         self.rels.get(name).cloned()
     }
+
+    fn is_static(&self, name: &str) -> bool {
+        !matches!(name, "rf" | "co" | "fr")
+    }
 }
 
 fn no_include(_: &str) -> Option<(String, String)> {
@@ -756,4 +760,26 @@ flag ~empty (W * M & loc) \ ms \ id as racy
     let out = m.evaluate(&env).unwrap();
     assert!(out.allowed);
     assert_eq!(out.flags, vec!["racy"]);
+}
+
+#[test]
+fn static_cache_reuses_static_definitions_and_keeps_verdicts() {
+    let m = model(
+        "let ppo = po & (W * W | R * R)\nlet hb = (ppo | rf | co | fr)+\nacyclic hb as ghb\n",
+    );
+    let mut cache = m.new_cache();
+    // P1 reads y=1 then x=1: allowed.
+    let allowed = Mock::mp().rel("rf", &[(3, 4), (2, 5)]).rel("fr", &[]);
+    assert!(m.evaluate_cached(&allowed, &mut cache).unwrap().allowed);
+    assert_eq!(allowed.queries("po"), 1);
+    // A second candidate with the same static part but a forbidden rf:
+    // P1 reads y=1 and then x=0 while P0 wrote x before y (MP cycle).
+    let forbidden = Mock::mp().rel("fr", &[(5, 2)]).rel("rf", &[(3, 4), (0, 5)]);
+    let plain = m.evaluate(&Mock::mp()).unwrap().allowed;
+    let cached = m.evaluate_cached(&forbidden, &mut cache).unwrap().allowed;
+    assert_eq!(plain, cached);
+    assert!(!cached, "MP with ppo W*W and R*R is forbidden");
+    // `po` and the static `ppo` came from the cache: not asked again.
+    assert_eq!(forbidden.queries("po"), 0);
+    assert_eq!(forbidden.queries("rf"), 1);
 }

@@ -83,9 +83,22 @@ impl<'a> Skeleton<'a> {
             }
         }
         let n = events.len();
-        let reads: Vec<usize> = (0..n)
+        // Reads whose value flows into a written value come first: once their
+        // sources are fixed, the values other reads see through them are
+        // known, so branch and CAS constraints are decided early in the rf
+        // search (any order is sound; this one prunes sooner).
+        let mut feeds_write = vec![false; n];
+        for (t, p) in paths.iter().enumerate() {
+            for e in &p.events {
+                for &d in &e.data_deps {
+                    feeds_write[base[t] + d] = true;
+                }
+            }
+        }
+        let mut reads: Vec<usize> = (0..n)
             .filter(|&e| events[e].kind == EventKind::Read)
             .collect();
+        reads.sort_by_key(|&e| (!feeds_write[e], e));
         let mut writes_by_loc = vec![Vec::new(); nloc];
         for (i, e) in events.iter().enumerate() {
             if e.kind == EventKind::Write && e.thread.is_some() {
@@ -259,7 +272,9 @@ fn same_instance(test: &Test, a: &Event, b: &Event, level: &str) -> bool {
 pub struct Values<'s, 'a> {
     skel: &'s Skeleton<'a>,
     /// rf source of each event (reads only), `usize::MAX` when unassigned.
-    pub rf: Vec<usize>,
+    rf: Vec<usize>,
+    /// Values already computed under the current `rf` (cleared when it changes).
+    memo: std::cell::RefCell<Vec<Option<Value>>>,
 }
 
 /// Outcome of evaluating something under a partial `rf`.
@@ -279,7 +294,19 @@ impl<'s, 'a> Values<'s, 'a> {
         Values {
             skel,
             rf: vec![usize::MAX; skel.len()],
+            memo: std::cell::RefCell::new(vec![None; skel.len()]),
         }
+    }
+
+    /// Sets (or, with `usize::MAX`, clears) the rf source of read `r`.
+    pub fn set_rf(&mut self, r: usize, w: usize) {
+        self.rf[r] = w;
+        self.memo.get_mut().iter_mut().for_each(|m| *m = None);
+    }
+
+    /// The rf source of read `r`, if assigned.
+    pub fn rf_source(&self, r: usize) -> Option<usize> {
+        (self.rf[r] != usize::MAX).then_some(self.rf[r])
     }
 
     /// Value of event `e` (a read: its source's; a write: its expression).
@@ -289,9 +316,20 @@ impl<'s, 'a> Values<'s, 'a> {
     }
 
     fn value_rec(&self, e: usize, visiting: &mut Vec<usize>) -> Eval {
+        if let Some(v) = self.memo.borrow()[e] {
+            return Eval::Known(v);
+        }
         if visiting.contains(&e) {
             return Eval::Cyclic;
         }
+        let v = self.compute(e, visiting);
+        if let Eval::Known(v) = v {
+            self.memo.borrow_mut()[e] = Some(v);
+        }
+        v
+    }
+
+    fn compute(&self, e: usize, visiting: &mut Vec<usize>) -> Eval {
         let ev = &self.skel.events[e];
         match ev.thread {
             None => Eval::Known(self.skel.test.locations[ev.loc.unwrap_or(0)].init),
@@ -348,6 +386,12 @@ impl<'s, 'a> Values<'s, 'a> {
 
     /// Checks a path constraint: Some(true/false) when decidable.
     pub fn constraint(&self, t: usize, c: &super::thread::Constraint) -> Eval {
+        if c.reads
+            .iter()
+            .any(|&i| self.rf[self.skel.global(t, i)] == usize::MAX)
+        {
+            return Eval::Unknown;
+        }
         let mut vis = Vec::new();
         let a = self.sym(t, &c.a, &mut vis);
         let b = self.sym(t, &c.b, &mut vis);

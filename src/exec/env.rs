@@ -33,6 +33,11 @@ impl<'s, 'a> CandidateEnv<'s, 'a> {
     }
 }
 
+/// Predefined names whose value depends on the candidate's `rf`/`co`.
+const DYNAMIC: &[&str] = &[
+    "rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "bar",
+];
+
 /// True for names that denote tags (upper case, digits, `_`): unknown ones
 /// are empty sets rather than errors.
 pub fn is_tag_name(name: &str) -> bool {
@@ -69,6 +74,12 @@ impl Environment for CandidateEnv<'_, '_> {
             "bar" => self.bar.clone(),
             _ => return self.skel.rels.get(name).cloned(),
         })
+    }
+
+    /// Everything but `rf`, `co` and what is derived from them (including
+    /// `bar`, whose operands may be read values) is fixed by the skeleton.
+    fn is_static(&self, name: &str) -> bool {
+        !DYNAMIC.contains(&name)
     }
 }
 

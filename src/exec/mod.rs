@@ -193,6 +193,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             forbidden: &mut forbidden,
             values: Values::new(&skel),
             env_checked: &mut env_checked,
+            cache: model.new_cache(),
         };
         search.run(0)?;
         // Next combination.
@@ -240,6 +241,8 @@ struct RfSearch<'s, 'a> {
     values: Values<'s, 'a>,
     /// Set once the model's names were checked against the environment.
     env_checked: &'s mut bool,
+    /// Model definitions that depend only on this skeleton.
+    cache: crate::cat::StaticCache,
 }
 
 impl RfSearch<'_, '_> {
@@ -256,10 +259,16 @@ impl RfSearch<'_, '_> {
         let mut sources = vec![self.skel.init[loc]];
         sources.extend(self.skel.writes_by_loc[loc].iter().copied());
         for w in sources {
-            self.values.rf[r] = w;
+            self.values.set_rf(r, w);
+            if self.values.value(r) == Eval::Cyclic {
+                // The value would depend on itself whatever the other reads
+                // choose: the whole subtree is out of thin air.
+                self.res.cyclic += 1;
+                continue;
+            }
             self.run(k + 1)?;
         }
-        self.values.rf[r] = usize::MAX;
+        self.values.set_rf(r, usize::MAX);
         Ok(())
     }
 
@@ -268,8 +277,8 @@ impl RfSearch<'_, '_> {
         for (t, p) in self.skel.paths.iter().enumerate() {
             for c in &p.constraints {
                 match self.values.constraint(t, c) {
-                    Eval::Known(Value::Int(0)) => return false,
-                    Eval::Error(_) => return false,
+                    Eval::Known(Value::Int(0)) | Eval::Error(_) => return false,
+                    Eval::Cyclic => return false,
                     _ => {}
                 }
             }
@@ -317,7 +326,7 @@ impl RfSearch<'_, '_> {
         }
         let mut rf = crate::rel::Relation::new(n);
         for &r in &skel.reads {
-            rf.add(self.values.rf[r], r);
+            rf.add(self.values.rf_source(r).unwrap_or(r), r);
         }
         let bar = env::barrier_relation(skel, &self.values)?;
         let regs = self.final_registers();
@@ -340,7 +349,7 @@ impl RfSearch<'_, '_> {
                 self.model.check_environment(&env)?;
                 *self.env_checked = true;
             }
-            let outcome = self.model.evaluate(&env)?;
+            let outcome = self.model.evaluate_cached(&env, &mut self.cache)?;
             let state = self.final_state(&regs, &chosen, &vals);
             let sat = eval_prop(
                 &self.skel.test.condition.prop,

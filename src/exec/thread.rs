@@ -557,3 +557,86 @@ fn rmw_step(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::litmus::parse_str;
+
+    fn paths_of(src: &str, thread: usize, unroll: usize) -> ThreadPaths {
+        let t = parse_str("t.litmus", src).expect("parses");
+        let limits = PathLimits {
+            unroll,
+            max_paths: 1000,
+            max_events: 100,
+        };
+        explore("t.litmus", &t.threads[thread], t.locations.len(), limits).expect("explores")
+    }
+
+    #[test]
+    fn straight_line_code_has_one_path_with_data_dependency() {
+        let p = paths_of(
+            "PTX t\n{ x=0; y=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n add r1, r0, 1 ;\n st.weak y, r1 ;\nexists (y=1)\n",
+            0,
+            2,
+        );
+        assert_eq!(p.paths.len(), 1);
+        assert_eq!(p.cut, 0);
+        let ev = &p.paths[0].events;
+        assert_eq!(ev.len(), 2);
+        assert_eq!(ev[0].kind, EventKind::Read);
+        assert_eq!(ev[1].kind, EventKind::Write);
+        assert!(
+            ev[1].data_deps.contains(&0),
+            "the store's value depends on the load"
+        );
+        assert!(ev[1].ctrl_deps.is_empty());
+    }
+
+    #[test]
+    fn branch_on_a_read_splits_and_adds_control_dependencies() {
+        let p = paths_of(
+            "PTX t\n{ x=0; y=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n beq r0, 0, L ;\n st.weak y, 1 ;\n L: ;\nexists (y=1)\n",
+            0,
+            2,
+        );
+        assert_eq!(p.paths.len(), 2);
+        let lens: Vec<usize> = p.paths.iter().map(|p| p.events.len()).collect();
+        assert!(lens.contains(&1) && lens.contains(&2), "{lens:?}");
+        let long = p.paths.iter().find(|p| p.events.len() == 2).unwrap();
+        assert!(long.events[1].ctrl_deps.contains(&0));
+        assert_eq!(long.constraints.len(), 1);
+        assert_eq!(long.constraints[0].cmp, CmpOp::Ne);
+    }
+
+    #[test]
+    fn cas_has_a_success_path_with_a_write_and_a_failure_path_without() {
+        let p = paths_of(
+            "PTX t\n{ m=0; }\n P0@cta 0,gpu 0 ;\n atom.relaxed.gpu.cas r1, m, 0, 1 ;\nexists (m=1)\n",
+            0,
+            2,
+        );
+        assert_eq!(p.paths.len(), 2);
+        let success = p
+            .paths
+            .iter()
+            .find(|p| p.events.len() == 2)
+            .expect("success path");
+        assert_eq!(success.events[1].rmw_read, Some(0));
+        assert!(
+            p.paths.iter().any(|p| p.events.len() == 1),
+            "failure path is a lone read"
+        );
+    }
+
+    #[test]
+    fn backward_jumps_are_bounded_and_cut_paths_counted() {
+        let src = "PTX t\n{ f=0; }\n P0@cta 0,gpu 0 ;\n L: ;\n ld.weak r0, f ;\n beq r0, 0, L ;\nexists (P0:r0=1)\n";
+        for unroll in 0..4 {
+            let p = paths_of(src, 0, unroll);
+            // One exit path per number of iterations, one cut path.
+            assert_eq!(p.paths.len(), unroll + 1, "unroll {unroll}");
+            assert_eq!(p.cut, 1, "unroll {unroll}");
+        }
+    }
+}

@@ -31,6 +31,18 @@ pub fn explain(test: &Test, r: &CheckResult) -> String {
             f.failure.kind
         ));
         let ex = &f.execution;
+        if !f.failure.path.is_empty() {
+            out.push_str("  cycle:\n");
+            for (a, b, rel) in &f.failure.path {
+                out.push_str(&format!(
+                    "    {}: {}\n      --{rel}--> {}\n",
+                    event_name(*a),
+                    event_label(test, &ex.events[*a]),
+                    event_name(*b)
+                ));
+            }
+            continue;
+        }
         let w = &f.failure.witness;
         if w.is_empty() {
             continue;

@@ -1,0 +1,274 @@
+//! End-to-end tests of the `litmix` binary: output formats, explanations,
+//! exit codes and error messages.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn litmix(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_litmix"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run litmix")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("litmix-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn herd_block_for_bundled_example() {
+    let o = litmix(&["run", "examples/MP-gpu.litmus"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("Test MP-gpu Forbidden\nStates 3\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nOk\nWitnesses\nPositive: 0 Negative: 3\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Condition ~exists (1:r0=1 /\\ 1:r1=0)\n"),
+        "{out}"
+    );
+    assert!(out.contains("Observation MP-gpu Never 0 3\n"), "{out}");
+    assert!(out.contains("\nTime MP-gpu "), "{out}");
+}
+
+#[test]
+fn scope_mismatch_allows_the_stale_read() {
+    let o = litmix(&["run", "examples/MP-cta-mismatch.litmus"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("1:r0=1; 1:r1=0;"), "{out}");
+    assert!(out.contains("\nOk\n"), "{out}");
+    assert!(
+        out.contains("Observation MP-cta-mismatch Sometimes 1 3"),
+        "{out}"
+    );
+}
+
+#[test]
+fn json_lines_have_the_documented_fields() {
+    let o = litmix(&["run", "--json", "examples"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert!(lines.len() >= 3);
+    for v in &lines {
+        for key in [
+            "file", "test", "model", "verdict", "states", "positive", "negative", "flags",
+            "time_ms",
+        ] {
+            assert!(v.get(key).is_some(), "missing {key} in {v}");
+        }
+    }
+    let sb = lines.iter().find(|v| v["test"] == "SB").expect("SB result");
+    assert_eq!(sb["model"], "x86tso");
+    assert_eq!(sb["verdict"], "Ok");
+    assert_eq!(sb["states"].as_array().unwrap().len(), 4);
+    let mp = lines
+        .iter()
+        .find(|v| v["test"] == "MP-gpu")
+        .expect("MP result");
+    assert_eq!(mp["model"], "ptx6");
+}
+
+#[test]
+fn model_override_changes_the_verdict() {
+    let o = litmix(&["run", "--json", "--model", "sc", "examples/SB-x86.litmus"]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["model"], "sc");
+    assert_eq!(v["verdict"], "No");
+    assert_eq!(v["states"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn why_names_the_axiom_and_the_cycle() {
+    let o = litmix(&["run", "--why", "examples/MP-gpu.litmus"]);
+    let out = stdout(&o);
+    assert!(out.contains("Forbidden outcome: 1:r0=1; 1:r1=0;"), "{out}");
+    assert!(out.contains("violates causality"), "{out}");
+    // The cycle goes through the release/acquire communication and program order.
+    assert!(out.contains("--rf--> e"), "{out}");
+    assert!(out.contains("--po--> f"), "{out}");
+    let j = litmix(&[
+        "run",
+        "--why",
+        "--json",
+        "--model",
+        "x86tso",
+        "examples/SB-x86.litmus",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&j).trim()).unwrap();
+    assert_eq!(
+        v["forbidden"].as_array().unwrap().len(),
+        0,
+        "SB is allowed on TSO"
+    );
+    let s = litmix(&[
+        "run",
+        "--why",
+        "--json",
+        "--model",
+        "sc",
+        "examples/SB-x86.litmus",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&s).trim()).unwrap();
+    assert_eq!(v["forbidden"][0]["axiom"], "sc");
+    assert_eq!(v["forbidden"][0]["cycle"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn dot_writes_witness_graphs() {
+    let dir = tmp("dot");
+    let o = litmix(&[
+        "run",
+        "--dot",
+        dir.to_str().unwrap(),
+        "--why",
+        "examples/MP-cta-mismatch.litmus",
+        "examples/MP-gpu.litmus",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let witness =
+        std::fs::read_to_string(dir.join("MP-cta-mismatch-1.dot")).expect("witness graph");
+    assert!(witness.starts_with("digraph"));
+    assert!(witness.contains("[label=\"rf\""));
+    assert!(witness.contains("cluster_P1"));
+    let forbidden =
+        std::fs::read_to_string(dir.join("MP-gpu-forbidden-1.dot")).expect("forbidden graph");
+    assert!(forbidden.contains("forbidden by causality"));
+}
+
+#[test]
+fn parse_error_points_at_line_and_column_and_fails() {
+    let dir = tmp("bad");
+    let f = dir.join("bad.litmus");
+    std::fs::write(
+        &f,
+        "PTX bad\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.bogus r0, x ;\nexists (P0:r0=1)\n",
+    )
+    .unwrap();
+    let o = litmix(&["run", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("bad.litmus:4:5: error: unknown qualifier '.bogus'"),
+        "{err}"
+    );
+    assert!(err.contains("bogus"), "{err}");
+    // JSON mode reports the error as an object and still fails.
+    let o = litmix(&[
+        "run",
+        "--json",
+        f.to_str().unwrap(),
+        "examples/SB-x86.litmus",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.iter().any(|v| v.get("error").is_some()));
+    assert!(lines.iter().any(|v| v["verdict"] == "Ok"));
+}
+
+#[test]
+fn cat_error_in_a_user_model_has_a_location() {
+    let dir = tmp("cat");
+    let m = dir.join("broken.cat");
+    std::fs::write(&m, "\"broken\"\nlet a = po |\nacyclic a\n").unwrap();
+    let o = litmix(&[
+        "run",
+        "--model",
+        m.to_str().unwrap(),
+        "examples/SB-x86.litmus",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("broken.cat:3:1: error:"), "{err}");
+}
+
+#[test]
+fn user_model_runs() {
+    let dir = tmp("user");
+    let m = dir.join("tso.cat");
+    std::fs::write(
+        &m,
+        "\"my tso\"\nlet ppo = po \\ (W * R)\nacyclic ppo | rfe | co | fr as ghb\nacyclic po-loc | rf | co | fr as uniproc\n",
+    )
+    .unwrap();
+    let o = litmix(&[
+        "run",
+        "--json",
+        "--model",
+        m.to_str().unwrap(),
+        "examples/SB-x86.litmus",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["verdict"], "Ok");
+}
+
+#[test]
+fn unknown_model_is_a_clear_error() {
+    let o = litmix(&["run", "--model", "armv9", "examples/SB-x86.litmus"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("no model named 'armv9'"), "{err}");
+    assert!(err.contains("ptx6"), "{err}");
+}
+
+#[test]
+fn candidate_limit_is_reported() {
+    let o = litmix(&["run", "--max-candidates", "2", "examples/SB-x86.litmus"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("limit exceeded: more than 2 candidate executions"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn unroll_cut_is_reported() {
+    let dir = tmp("loop");
+    let f = dir.join("spin.litmus");
+    std::fs::write(
+        &f,
+        "PTX spin\n{ f=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu f, 1 | L: ;\n | ld.relaxed.gpu r0, f ;\n | beq r0, 0, L ;\nexists (P1:r0=1)\n",
+    )
+    .unwrap();
+    let o = litmix(&["run", "--json", "--unroll", "1", f.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["verdict"], "Ok");
+    assert_eq!(v["cut_paths"], 1, "{v}");
+    let t = litmix(&["run", "--unroll", "1", f.to_str().unwrap()]);
+    assert!(stdout(&t).contains("Warning: 1 thread path(s) exceeded the unroll bound"));
+}
+
+#[test]
+fn models_are_listed() {
+    let o = litmix(&["models"]);
+    let out = stdout(&o);
+    for m in ["sc", "x86tso", "ptx6", "ptx"] {
+        assert!(out.lines().any(|l| l.starts_with(m)), "{out}");
+    }
+}
