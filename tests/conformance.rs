@@ -51,5 +51,5 @@ fn dat3m_opencl() {
 
 #[test]
 fn dat3m_rc11() {
-    conform(&["rc11"], 20);
+    conform(&["rc11"], 21);
 }

@@ -470,8 +470,7 @@ impl<'a> Parser<'a> {
     fn parse_init(
         &mut self,
         locs: &mut LocTable,
-        atomic: &mut HashSet<LocId>,
-        local: &mut HashSet<LocId>,
+        facts: &mut LocFacts,
         reg_inits: &mut Vec<(usize, String, Value, Pos)>,
     ) -> Result<(), Diagnostic> {
         self.expect_punct("{", "the init block '{'")?;
@@ -490,7 +489,7 @@ impl<'a> Parser<'a> {
                     .err(t.pos, "unexpected end of file in the init block")
                     .expected("'}'"));
             }
-            self.parse_init_entry(locs, atomic, local, reg_inits)?;
+            self.parse_init_entry(locs, facts, reg_inits)?;
             let t = self.peek()?;
             if !(t.is_punct(";") || t.is_punct("}")) {
                 return Err(self.unexpected(&t, "';' or '}' after an init entry"));
@@ -503,8 +502,7 @@ impl<'a> Parser<'a> {
     fn parse_init_entry(
         &mut self,
         locs: &mut LocTable,
-        atomic: &mut HashSet<LocId>,
-        local: &mut HashSet<LocId>,
+        facts: &mut LocFacts,
         reg_inits: &mut Vec<(usize, String, Value, Pos)>,
     ) -> Result<(), Diagnostic> {
         const EXPECTED: &str = "an init entry like '[x] = 0', 'atomic_int x = 0' or '0:r0 = 0'";
@@ -567,17 +565,15 @@ impl<'a> Parser<'a> {
         };
         let t = self.peek()?;
         if t.is_punct("[") {
-            return Err(self
-                .err(t.pos, "unsupported init entry: array locations")
-                .expected("a scalar location like 'int x = 0'"));
+            return self.parse_array(locs, facts, name, pos, is_atomic, is_local);
         }
         if !self.eat_punct("=")? {
             let id = locs.id(&name);
             if is_atomic {
-                atomic.insert(id);
+                facts.atomic.insert(id);
             }
             if is_local {
-                local.insert(id);
+                facts.local.insert(id);
             }
             return if t.is_punct(";") || t.is_punct("}") {
                 if !locs.declare(&name, Value::Int(0)) {
@@ -598,11 +594,87 @@ impl<'a> Parser<'a> {
         }
         let id = locs.id(&name);
         if is_atomic {
-            atomic.insert(id);
+            facts.atomic.insert(id);
         }
         if is_local {
-            local.insert(id);
+            facts.local.insert(id);
         }
+        Ok(())
+    }
+
+    /// `type a[N] = {v0, v1, ...}` or `type a[N]`: locations `a` (element
+    /// 0) and `a[1]` ... `a[N-1]`.
+    fn parse_array(
+        &mut self,
+        locs: &mut LocTable,
+        facts: &mut LocFacts,
+        name: String,
+        pos: Pos,
+        is_atomic: bool,
+        is_local: bool,
+    ) -> Result<(), Diagnostic> {
+        const MAX_ARRAY: i64 = 64;
+        self.expect_punct("[", "'['")?;
+        let t = self.next()?;
+        let n = match t.tok {
+            Tok::Int(n) if (1..=MAX_ARRAY).contains(&n) => n as usize,
+            _ => {
+                return Err(
+                    self.unexpected(&t, &format!("an array length between 1 and {MAX_ARRAY}"))
+                );
+            }
+        };
+        self.expect_punct("]", "']' after the array length")?;
+        let mut values = vec![Value::Int(0); n];
+        if self.eat_punct("=")? {
+            let open = self.expect_punct("{", "'{' and the initial values")?;
+            let mut k = 0;
+            if !self.eat_punct("}")? {
+                loop {
+                    let vpos = self.peek()?.pos;
+                    let v = self.init_value(locs)?;
+                    if k == n {
+                        return Err(self
+                            .err(vpos, format!("more than {n} initial values"))
+                            .expected(format!("at most {n} values for '{name}[{n}]'")));
+                    }
+                    values[k] = v;
+                    k += 1;
+                    let s = self.next()?;
+                    if s.is_punct("}") {
+                        break;
+                    }
+                    if !s.is_punct(",") {
+                        return Err(self.unexpected(
+                            &s,
+                            &format!("',' or '}}' in the initial values opened at {}", open.pos),
+                        ));
+                    }
+                }
+            }
+        }
+        let mut elems = Vec::new();
+        for (k, v) in values.into_iter().enumerate() {
+            let elem = if k == 0 {
+                name.clone()
+            } else {
+                format!("{name}[{k}]")
+            };
+            if !locs.declare(&elem, v) {
+                return Err(self
+                    .err(pos, format!("location '{elem}' is initialised twice"))
+                    .expected("one init entry per location"));
+            }
+            let id = locs.id(&elem);
+            if is_atomic {
+                facts.atomic.insert(id);
+            }
+            if is_local {
+                facts.local.insert(id);
+            }
+            elems.push(id);
+        }
+        facts.arrays.insert(elems[0], elems);
         Ok(())
     }
 
@@ -1044,6 +1116,16 @@ impl<'a> Parser<'a> {
             }
         }
         let e = self.parse_expr()?;
+        if matches!(e.kind, ExprKind::Deref(_)) && self.eat_punct("=")? {
+            // `a[i] = v`.
+            let rhs = self.parse_expr()?;
+            let end = finish(self)?;
+            return Ok(vec![Stmt {
+                kind: StmtKind::Store(e, rhs),
+                pos,
+                span: (start, end),
+            }]);
+        }
         if !matches!(e.kind, ExprKind::Call(..)) {
             let n = self.peek()?;
             if !n.is_punct(";") {
@@ -1154,12 +1236,22 @@ impl<'a> Parser<'a> {
             }
             Tok::Punct("&") => {
                 self.next()?;
-                let (name, _) = self.expect_ident("a variable name after '&'")?;
-                Ok(Expr {
-                    kind: ExprKind::AddrOf(name),
-                    pos,
-                    span: (start, self.lx.off),
-                })
+                self.enter(pos)?;
+                let e = self.parse_unary()?;
+                self.leave();
+                let span = (start, e.span.1);
+                match e.kind {
+                    // &*p and &a[i] are the pointers themselves.
+                    ExprKind::Deref(p) => Ok(Expr { span, ..*p }),
+                    ExprKind::Var(name) => Ok(Expr {
+                        kind: ExprKind::AddrOf(name),
+                        pos,
+                        span,
+                    }),
+                    _ => Err(self
+                        .err(e.pos, "unsupported operand of '&'")
+                        .expected("a variable, '*p' or 'a[i]'")),
+                }
             }
             Tok::Punct("~") | Tok::Punct("++") | Tok::Punct("--") => Err(self
                 .err(pos, format!("unsupported operator {}", t.describe()))
@@ -1211,16 +1303,32 @@ impl<'a> Parser<'a> {
                         span: (t.start, self.lx.off),
                     });
                 }
-                if self.peek()?.is_punct("[") {
-                    return Err(self
-                        .err(pos, "unsupported array access")
-                        .expected("a scalar location accessed through '*p'"));
-                }
-                Ok(Expr {
+                let var = Expr {
                     kind: ExprKind::Var(name.clone()),
                     pos,
                     span: (t.start, t.end),
-                })
+                };
+                if self.eat_punct("[")? {
+                    // a[i] is *(a + i).
+                    let idx = self.parse_expr()?;
+                    let close = self.expect_punct("]", "']' after the index")?;
+                    let span = (t.start, close.end);
+                    let sum = Expr {
+                        kind: ExprKind::Bin(
+                            BinKind::Arith(BinOp::Add),
+                            Box::new(var),
+                            Box::new(idx),
+                        ),
+                        pos,
+                        span,
+                    };
+                    return Ok(Expr {
+                        kind: ExprKind::Deref(Box::new(sum)),
+                        pos,
+                        span,
+                    });
+                }
+                Ok(var)
             }
             _ => Err(self.unexpected(&t, EXPECTED)),
         }
@@ -1236,6 +1344,29 @@ impl<'a> Parser<'a> {
 struct LocFacts {
     atomic: HashSet<LocId>,
     local: HashSet<LocId>,
+    /// Arrays declared in the init block: first element → all elements.
+    arrays: HashMap<LocId, Vec<LocId>>,
+}
+
+impl LocFacts {
+    /// The array location `l` belongs to (its first element), or `l`.
+    fn base(&self, l: LocId) -> LocId {
+        self.arrays
+            .iter()
+            .find(|(_, es)| es.contains(&l))
+            .map_or(l, |(b, _)| *b)
+    }
+
+    /// Marks `l` (and its whole array) atomic.
+    fn set_atomic(&mut self, l: LocId) {
+        let b = self.base(l);
+        match self.arrays.get(&b) {
+            Some(es) => self.atomic.extend(es.iter().copied()),
+            None => {
+                self.atomic.insert(l);
+            }
+        }
+    }
 }
 
 struct Gen<'t> {
@@ -1249,6 +1380,8 @@ struct Gen<'t> {
     /// for OpenCL).
     default_scope: &'static str,
     facts: &'t mut LocFacts,
+    /// Registers holding a computed array element address → the array.
+    reg_base: HashMap<Reg, LocId>,
     /// Position and text of the statement being compiled.
     pos: Pos,
     text: String,
@@ -1630,9 +1763,91 @@ impl Gen<'_> {
                     .err(p.pos, format!("'{name}' is not a pointer parameter"))
                     .expected("a pointer parameter of the thread")),
             },
-            ExprKind::Bin(BinKind::Arith(BinOp::Add | BinOp::Sub), ..) => Err(self
-                .err(p.pos, "unsupported pointer arithmetic")
-                .expected("a pointer parameter of the thread")),
+            ExprKind::Bin(BinKind::Arith(BinOp::Add), a, b) => {
+                let is_param =
+                    |e: &Expr| matches!(&e.kind, ExprKind::Var(n) if self.params.contains_key(n));
+                let (base, idx) = if is_param(a) {
+                    (a, b)
+                } else if is_param(b) {
+                    (b, a)
+                } else {
+                    return Err(self
+                        .err(p.pos, "unsupported pointer expression")
+                        .expected("a pointer parameter, or an array parameter plus an index"));
+                };
+                let ExprKind::Var(name) = &base.kind else {
+                    unreachable!("checked above")
+                };
+                let (loc, vol) = self.params[name];
+                let Some(elems) = self.facts.arrays.get(&loc).cloned() else {
+                    return Err(self
+                        .err(
+                            p.pos,
+                            format!("unsupported pointer arithmetic: '{name}' is not an array"),
+                        )
+                        .expected(
+                            "an array declared in the init block, like 'int a[2] = {0, 0}'",
+                        ));
+                };
+                let i = self.value(idx)?;
+                match i {
+                    Operand::Imm(Value::Int(k)) => {
+                        match usize::try_from(k).ok().and_then(|k| elems.get(k)) {
+                            Some(&e) => Ok((Address::Loc(e), vol)),
+                            None => Err(self
+                                .err(idx.pos, format!("array index {k} is out of bounds"))
+                                .expected(format!("an index below {}", elems.len()))),
+                        }
+                    }
+                    Operand::Imm(Value::Addr(_)) => Err(self
+                        .err(idx.pos, "an address used as an array index")
+                        .expected("an integer index")),
+                    Operand::Reg(_) => {
+                        // A ladder of comparisons picks the element; an
+                        // index out of bounds leaves an integer in the
+                        // address register, which no location matches, so
+                        // that path has no execution.
+                        let pr = self.tmp();
+                        self.emit(
+                            InstrKind::Mov {
+                                dst: pr.clone(),
+                                src: i.clone(),
+                            },
+                            vec![],
+                        );
+                        let done = self.label();
+                        for (k, e) in elems.iter().enumerate() {
+                            let next = self.label();
+                            self.emit(
+                                InstrKind::Branch {
+                                    cmp: CmpOp::Ne,
+                                    a: i.clone(),
+                                    b: Operand::Imm(Value::Int(k as i64)),
+                                    target: next.clone(),
+                                },
+                                vec![],
+                            );
+                            self.emit(
+                                InstrKind::Mov {
+                                    dst: pr.clone(),
+                                    src: Operand::Imm(Value::Addr(*e)),
+                                },
+                                vec![],
+                            );
+                            self.emit(
+                                InstrKind::Goto {
+                                    target: done.clone(),
+                                },
+                                vec![],
+                            );
+                            self.emit_label(&next);
+                        }
+                        self.emit_label(&done);
+                        self.reg_base.insert(pr.clone(), loc);
+                        Ok((Address::Reg(pr), vol))
+                    }
+                }
+            }
             _ => Err(self
                 .err(p.pos, "unsupported pointer expression")
                 .expected("a pointer parameter of the thread")),
@@ -1651,8 +1866,12 @@ impl Gen<'_> {
 
     fn atomic_loc(&mut self, p: &Expr) -> Result<Address, Diagnostic> {
         let (addr, _) = self.pointer(p)?;
-        if let Address::Loc(l) = addr {
-            self.facts.atomic.insert(l);
+        match &addr {
+            Address::Loc(l) => self.facts.set_atomic(*l),
+            Address::Reg(r) => {
+                let b = self.reg_base[r];
+                self.facts.set_atomic(b);
+            }
         }
         Ok(addr)
     }
@@ -2098,12 +2317,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
     let mut locs = LocTable::default();
     let mut facts = LocFacts::default();
     let mut reg_inits = Vec::new();
-    p.parse_init(
-        &mut locs,
-        &mut facts.atomic,
-        &mut facts.local,
-        &mut reg_inits,
-    )?;
+    p.parse_init(&mut locs, &mut facts, &mut reg_inits)?;
 
     let mut srcs: Vec<ThreadSrc> = Vec::new();
     loop {
@@ -2127,6 +2341,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
         "DEV"
     };
     let mut volatile_locs: HashSet<LocId> = HashSet::new();
+    let mut reg_bases: Vec<HashMap<Reg, LocId>> = Vec::new();
     let mut threads = Vec::new();
     let mut tails = Vec::new();
     for ts in &srcs {
@@ -2155,10 +2370,12 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
             nlabel: 0,
             default_scope,
             facts: &mut facts,
+            reg_base: HashMap::new(),
             pos: ts.pos,
             text: String::new(),
         };
         g.block(&ts.body)?;
+        reg_bases.push(g.reg_base);
         let code = g.code;
         threads.push(Thread {
             id: ts.id,
@@ -2204,7 +2421,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
     let (observed, condition) = common::parse_tail(rest, &mut tails, &mut locs)?;
 
     // Location-dependent tags.
-    for th in &mut threads {
+    for (th, bases) in threads.iter_mut().zip(&reg_bases) {
         for ins in &mut th.code {
             let addr = match &ins.kind {
                 InstrKind::Load { addr, .. }
@@ -2212,16 +2429,18 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
                 | InstrKind::Rmw { addr, .. } => addr,
                 _ => continue,
             };
-            if let Address::Loc(l) = addr {
-                let region = if facts.local.contains(l) {
-                    "LOCAL"
-                } else {
-                    "GLOBAL"
-                };
-                ins.tags.push(region.to_string());
-                if !facts.atomic.contains(l) {
-                    ins.tags.push("NAL".to_string());
-                }
+            // An array element takes the facts of its array.
+            let l = match addr {
+                Address::Loc(l) => *l,
+                Address::Reg(r) => bases[r],
+            };
+            let b = facts.base(l);
+            let local = facts.local.contains(&l) || facts.local.contains(&b);
+            let atomic = facts.atomic.contains(&l) || facts.atomic.contains(&b);
+            ins.tags
+                .push(if local { "LOCAL" } else { "GLOBAL" }.to_string());
+            if !atomic {
+                ins.tags.push("NAL".to_string());
             }
         }
     }
