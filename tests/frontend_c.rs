@@ -368,3 +368,25 @@ fn truncated_inputs_do_not_panic() {
         let _ = parse_str("t", &src[..i]);
     }
 }
+
+/// Deep nesting is refused with a diagnostic, not a stack overflow.
+#[test]
+fn deep_nesting_is_refused() {
+    for (open, close) in [("L: ", ""), ("{ ", "}"), ("if (1) ", ""), ("!", "")] {
+        let body = if open == "!" {
+            format!("int r = {}1;", open.repeat(5000))
+        } else {
+            format!("{}int r = 1;{}", open.repeat(5000), close.repeat(5000))
+        };
+        let e = err(&format!(
+            "C t\n{{}}\nP0 (int* x) {{\n{body}\n}}\nexists (0:r=0)\n"
+        ));
+        assert!(e.contains("nesting is too deep"), "{open}: {e}");
+    }
+    let e = err(&format!(
+        "C t\n{{}}\nP0 (int* x) {{\nint r = {}1{};\n}}\nexists (0:r=0)\n",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    ));
+    assert!(e.contains("nesting is too deep"), "{e}");
+}

@@ -1009,7 +1009,10 @@ impl<'a> Parser<'a> {
         if second.is_punct(":") && !is_type_word(&word) {
             self.next()?;
             self.next()?;
-            return self.parse_stmt();
+            self.enter(pos)?;
+            let s = self.parse_stmt();
+            self.leave();
+            return s;
         }
         self.parse_simple_stmt(true)
     }

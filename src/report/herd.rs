@@ -22,7 +22,7 @@ pub fn undefined_note(r: &CheckResult) -> Option<String> {
     }
     let names: Vec<&str> = r.flags.iter().map(String::as_str).collect();
     Some(format!(
-        "Undefined behaviour (flag {}): an allowed execution raises it, so the program may behave arbitrarily",
+        "Undefined behaviour (flag {}): raised by an allowed execution, so the program may behave arbitrarily",
         names.join(", flag ")
     ))
 }
