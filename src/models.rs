@@ -34,6 +34,11 @@ pub const BUILTINS: &[Builtin] = &[
         source: include_str!("../models/ptx6.cat"),
     },
     Builtin {
+        name: "cmm",
+        description: "compound x86-TSO + PTX, CMM (seed 000, Section 6.2)",
+        source: include_str!("../models/cmm.cat"),
+    },
+    Builtin {
         name: "rc11",
         description: "RC11, repaired C11 (seed 004 Figure 10 without scopes)",
         source: include_str!("../models/rc11.cat"),
@@ -77,6 +82,7 @@ pub fn default_for_arch(arch: &str) -> &'static str {
     match arch.to_ascii_uppercase().as_str() {
         "PTX" => "ptx",
         "X86" => "x86tso",
+        "X86+PTX" | "PTX+X86" => "cmm",
         "C" => "rc11",
         "OPENCL" => "opencl",
         _ => "sc",

@@ -202,7 +202,13 @@ impl<'a> Skeleton<'a> {
         rels.insert("data".into(), data);
         rels.insert("ctrl".into(), ctrl);
         rels.insert("id".into(), idr);
-        for level in scope_levels(test) {
+        let mut levels = scope_levels(test);
+        for l in ALWAYS_LEVELS {
+            if !levels.iter().any(|x| x == l) {
+                levels.push(l.to_string());
+            }
+        }
+        for level in levels {
             let mut r = Relation::new(n);
             for a in 0..n {
                 for b in 0..n {
@@ -237,6 +243,12 @@ impl<'a> Skeleton<'a> {
         self.base[t] + i
     }
 }
+
+/// Scope levels whose relation every candidate provides, even when no
+/// thread is placed in one (the levels of the PTX and X86+PTX scope trees),
+/// so that a model naming `cta` or `gpu` also runs on an x86 test. Such a
+/// level relates events of the same thread (and init writes) only.
+pub const ALWAYS_LEVELS: &[&str] = &["cta", "gpu", "cpu"];
 
 /// Scope level names used by the test, plus `sys` (the root).
 pub fn scope_levels(test: &Test) -> Vec<String> {

@@ -42,6 +42,12 @@ pub trait Dialect: Sync {
     /// What a register looks like, for error messages.
     fn register_hint(&self) -> &'static str;
 
+    /// The instance number of `level` when a header names it without one
+    /// (`P0@cpu` is `cpu 0` in a compound test). `None`: a number is required.
+    fn default_instance(&self, _level: &str) -> Option<u32> {
+        None
+    }
+
     /// Parses one instruction (labels are handled by the caller) from `cur`,
     /// which holds the tokens of one table cell. Returns the instruction kind
     /// and its tags (without the arch tag), or `None` for an instruction that
@@ -936,7 +942,7 @@ fn header_placement(
                 .err(item.pos, format!("unknown scope level '{}'", item.level))
                 .expected(levels_list(levels)));
         };
-        let Some(id) = item.id else {
+        let Some(id) = item.id.or_else(|| dialect.default_instance(&level)) else {
             return Err(p
                 .err(
                     item.pos,

@@ -1,15 +1,16 @@
 //! Litmus front ends: `.litmus` text → [`ir::Test`].
 //!
 //! The first word of the file names the architecture and picks the front
-//! end. Supported: `PTX` and `X86` (case-insensitive), which use herd's table
-//! format, parsed by [`common`] (the instructions of each thread column are
-//! parsed by a [`common::Dialect`] chosen per thread, see [`ptx`], [`x86`]);
-//! and `C` / `OpenCL`, herd's C format with thread functions, parsed by [`c`]
-//! (which hands its condition to the shared parser).
+//! end. Supported: `PTX`, `X86` and compound `X86+PTX` (case-insensitive),
+//! which use herd's table format, parsed by [`common`]; the instructions of
+//! each thread column are parsed by a [`common::Dialect`] chosen per thread
+//! (see [`ptx`], [`x86`], [`compound`]). Also `C` / `OpenCL`, herd's C format
+//! with thread functions, parsed by [`c`] (which hands its condition to the
+//! shared parser).
 //!
 //! Adding a dialect means writing a `Dialect` for its instructions and a
-//! match arm in [`parse_str`]; a compound test (`X86+PTX`) needs only a
-//! selector that picks the dialect from each thread header.
+//! match arm in [`parse_str`]. A compound test (`X86+PTX`, see [`compound`])
+//! picks the dialect of each thread from its header (`P0@cpu` is x86).
 //!
 //! Registers versus locations: x86 registers are the fixed x86 register
 //! names; for PTX see the rule in [`ptx`] (init-declared register, else
@@ -25,6 +26,7 @@
 
 pub mod c;
 pub mod common;
+pub mod compound;
 pub mod lexer;
 pub mod ptx;
 pub mod x86;
@@ -37,7 +39,7 @@ use common::Dialect;
 use lexer::Lexer;
 
 /// Architectures accepted on the first line.
-pub const SUPPORTED_ARCHS: &[&str] = &["PTX", "X86", "C", "OpenCL"];
+pub const SUPPORTED_ARCHS: &[&str] = &["PTX", "X86", "X86+PTX", "C", "OpenCL"];
 
 /// Reads and parses a litmus file; [`ir::Test::file`] is set to `path`.
 pub fn parse_file(path: &Path) -> Result<ir::Test, Diagnostic> {
@@ -72,6 +74,7 @@ fn parse_inner(file_name: &str, source: &str) -> Result<ir::Test, Diagnostic> {
         "OPENCL" => return c::parse(lx, "OpenCL"),
         "PTX" => &ptx::PTX,
         "X86" => &x86::X86_DIALECT,
+        "X86+PTX" | "PTX+X86" => return compound::parse(lx),
         _ => {
             return Err(Diagnostic::new(
                 file_name,
