@@ -53,6 +53,8 @@ pub enum Arch {
     Ptx,
     /// x86 in herd syntax.
     X86,
+    /// C / OpenCL in herd's C litmus syntax (thread functions).
+    C,
 }
 
 impl Arch {
@@ -61,6 +63,7 @@ impl Arch {
         match self {
             Arch::Ptx => "PTX",
             Arch::X86 => "X86",
+            Arch::C => "C",
         }
     }
 }

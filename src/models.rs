@@ -43,7 +43,31 @@ pub const BUILTINS: &[Builtin] = &[
         description: "compound x86-TSO + PTX, CMM (seed 000, Section 6.2)",
         source: include_str!("../models/cmm.cat"),
     },
+    Builtin {
+        name: "rc11",
+        description: "RC11, repaired C11 (seed 004 Figure 10 without scopes)",
+        source: include_str!("../models/rc11.cat"),
+    },
+    Builtin {
+        name: "sc11",
+        description: "scoped RC11 without No-Thin-Air (seed 004 Section 4.1, Figure 10; seed 000 Appendix B.3)",
+        source: include_str!("../models/sc11.cat"),
+    },
+    Builtin {
+        name: "opencl",
+        description: "OpenCL 2.0 (seed 001 Figure 2, with memory orders, fences, barriers, regions)",
+        source: include_str!("../models/opencl.cat"),
+    },
+    Builtin {
+        name: "opencl-rsp",
+        description: "OpenCL with remote-scope promotion (seed 001 Section 3)",
+        source: include_str!("../models/opencl-rsp.cat"),
+    },
 ];
+
+/// Files that built-in models include and that are not models by
+/// themselves (not listed, not loadable with `--model`).
+pub const INCLUDES: &[(&str, &str)] = &[("opencl-base", include_str!("../models/opencl-base.cat"))];
 
 /// Aliases: `ptx` names the newest PTX model available.
 pub const ALIASES: &[(&str, &str)] = &[("ptx", "ptx75")];
@@ -64,6 +88,8 @@ pub fn default_for_arch(arch: &str) -> &'static str {
         "PTX" => "ptx",
         "X86" => "x86tso",
         "X86+PTX" | "PTX+X86" => "cmm",
+        "C" => "rc11",
+        "OPENCL" => "opencl",
         _ => "sc",
     }
 }
@@ -75,6 +101,9 @@ fn resolver(dir: Option<&Path>) -> impl Fn(&str) -> Option<(String, String)> + '
         let stem = name.strip_suffix(".cat").unwrap_or(name);
         if let Some(b) = builtin(stem) {
             return Some((format!("<builtin {}.cat>", b.name), b.source.to_string()));
+        }
+        if let Some((n, src)) = INCLUDES.iter().find(|(n, _)| *n == stem) {
+            return Some((format!("<builtin {n}.cat>"), src.to_string()));
         }
         let path = dir.map(|d| d.join(name)).unwrap_or_else(|| name.into());
         std::fs::read_to_string(&path)

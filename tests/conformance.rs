@@ -11,7 +11,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `shared/oracles/dat3m` beside the crate, or one level further up.
+/// `../shared/oracles/dat3m` relative to the crate root, or one level
+/// further up (a git worktree under `wt/`).
 fn oracle_dir() -> Option<PathBuf> {
     ["..", "../.."]
         .iter()
@@ -47,4 +48,14 @@ fn dat3m_x86tso() {
 #[test]
 fn dat3m_ptx75() {
     conform(&["ptx75"], 220);
+}
+
+#[test]
+fn dat3m_opencl() {
+    conform(&["opencl"], 40);
+}
+
+#[test]
+fn dat3m_rc11() {
+    conform(&["rc11"], 21);
 }

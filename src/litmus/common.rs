@@ -147,6 +147,74 @@ impl LocTable {
     pub fn into_locations(self) -> Vec<Location> {
         self.locs
     }
+
+    /// The locations, `LocId` order.
+    pub fn locations(&self) -> &[Location] {
+        &self.locs
+    }
+}
+
+/// A thread of a front end that parses its code itself (the C dialect),
+/// handed to [`parse_tail`] so that the shared `scopes`, `locations` and
+/// condition parsers can see and extend it.
+pub struct TailThread {
+    /// Position of the thread's header, for diagnostics.
+    pub pos: Pos,
+    /// Its dialect (register names, scope levels).
+    pub dialect: &'static dyn Dialect,
+    /// Placement, outermost first; a `scopes:` clause may replace it.
+    pub placement: Vec<ScopeLevel>,
+    /// Register initial values; registers named by the condition are added
+    /// with value 0.
+    pub reg_init: Vec<(Reg, Value)>,
+}
+
+/// What follows the thread code: `scopes`, `locations` and the condition.
+/// `lx` is positioned after the code. Returns the observed terms and the
+/// condition; `threads` get the registers and placements the clauses add.
+pub fn parse_tail(
+    lx: Lexer<'_>,
+    threads: &mut [TailThread],
+    locs: &mut LocTable,
+) -> Result<(Vec<Term>, Condition), Diagnostic> {
+    let mut p = Parser { lx, depth: 0 };
+    let mut builds: Vec<ThreadBuild> = threads
+        .iter()
+        .enumerate()
+        .map(|(i, t)| ThreadBuild {
+            header: ThreadHeader {
+                id: i,
+                pos: t.pos,
+                items: Vec::new(),
+            },
+            dialect: t.dialect,
+            placement: t.placement.clone(),
+            init_regs: t.reg_init.iter().map(|(r, _)| r.clone()).collect(),
+            reg_init: t.reg_init.clone(),
+            code: Vec::new(),
+            flags: None,
+        })
+        .collect();
+    let mut observed = Vec::new();
+    loop {
+        let t = p.peek()?;
+        match t.ident() {
+            Some("scopes") => parse_scopes(&mut p, &mut builds)?,
+            Some("locations") => parse_locations(&mut p, &mut builds, locs, &mut observed)?,
+            Some("filter") => {
+                return Err(p
+                    .err(t.pos, "unsupported 'filter' clause")
+                    .expected(CONDITION_EXPECTED));
+            }
+            _ => break,
+        }
+    }
+    let condition = parse_condition(&mut p, &mut builds, locs)?;
+    for (t, b) in threads.iter_mut().zip(builds) {
+        t.placement = b.placement;
+        t.reg_init = b.reg_init;
+    }
+    Ok((observed, condition))
 }
 
 /// What an instruction parser may consult and update about its thread.

@@ -355,6 +355,13 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Moves forward to byte offset `off` (a character boundary at or after
+    /// the current offset), keeping line and column right. Front ends that
+    /// tokenise a part of the file themselves use it to hand the rest back.
+    pub fn advance_to(&mut self, off: usize) {
+        while self.off < off && self.bump().is_some() {}
+    }
+
     /// The next token without consuming it.
     pub fn peek_token(&self) -> Result<Token, Diagnostic> {
         let mut copy = *self;

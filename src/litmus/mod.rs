@@ -1,10 +1,12 @@
 //! Litmus front ends: `.litmus` text → [`ir::Test`].
 //!
 //! The first word of the file names the architecture and picks the front
-//! end. Supported: `PTX`, `X86` and compound `X86+PTX` (case-insensitive).
-//! All use herd's table format, parsed by [`common`]; the instructions of
+//! end. Supported: `PTX`, `X86` and compound `X86+PTX` (case-insensitive),
+//! which use herd's table format, parsed by [`common`]; the instructions of
 //! each thread column are parsed by a [`common::Dialect`] chosen per thread
-//! (see [`ptx`], [`x86`], [`compound`]).
+//! (see [`ptx`], [`x86`], [`compound`]). Also `C` / `OpenCL`, herd's C format
+//! with thread functions, parsed by [`c`] (which hands its condition to the
+//! shared parser).
 //!
 //! Adding a dialect means writing a `Dialect` for its instructions and a
 //! match arm in [`parse_str`]. A compound test (`X86+PTX`, see [`compound`])
@@ -26,6 +28,7 @@
 //! address offsets (`[x+4]`), the `filter` clause, non-locked x86 memory
 //! arithmetic, proxy fences other than alias/surface/texture/constant.
 
+pub mod c;
 pub mod common;
 pub mod compound;
 pub mod lexer;
@@ -41,7 +44,7 @@ use common::Dialect;
 use lexer::Lexer;
 
 /// Architectures accepted on the first line.
-pub const SUPPORTED_ARCHS: &[&str] = &["PTX", "X86", "X86+PTX"];
+pub const SUPPORTED_ARCHS: &[&str] = &["PTX", "X86", "X86+PTX", "C", "OpenCL"];
 
 /// Reads and parses a litmus file; [`ir::Test::file`] is set to `path`.
 /// An NVLitmus file (`*.test`) must hold exactly one test; see
@@ -108,6 +111,8 @@ fn parse_inner(file_name: &str, source: &str) -> Result<ir::Test, Diagnostic> {
             .expected("a header line like 'PTX name' or 'X86 name'"));
     };
     let dialect: &'static dyn Dialect = match arch.to_ascii_uppercase().as_str() {
+        "C" => return c::parse(lx, "C"),
+        "OPENCL" => return c::parse(lx, "OpenCL"),
         "PTX" => &ptx::PTX,
         "X86" => &x86::X86_DIALECT,
         "X86+PTX" | "PTX+X86" => return compound::parse(lx),

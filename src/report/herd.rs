@@ -14,6 +14,19 @@ pub fn condition_text(test: &Test) -> String {
     format!("{q} ({})", prop_text(test, &test.condition.prop))
 }
 
+/// A flag raised by an allowed execution makes the program undefined (a
+/// data race in C/OpenCL): the line saying so, or `None` without flags.
+pub fn undefined_note(r: &CheckResult) -> Option<String> {
+    if r.flags.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = r.flags.iter().map(String::as_str).collect();
+    Some(format!(
+        "Undefined behaviour (flag {}): raised by an allowed execution, so the program may behave arbitrarily",
+        names.join(", flag ")
+    ))
+}
+
 /// The block herd7 prints for one test.
 pub fn block(test: &Test, r: &CheckResult) -> String {
     let kind = match r.quantifier {
@@ -33,6 +46,10 @@ pub fn block(test: &Test, r: &CheckResult) -> String {
     ));
     for f in &r.flags {
         out.push_str(&format!("Flag {f}\n"));
+    }
+    if let Some(note) = undefined_note(r) {
+        out.push_str(&note);
+        out.push('\n');
     }
     if r.cut_paths > 0 {
         out.push_str(&format!(

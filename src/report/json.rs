@@ -52,6 +52,7 @@ pub fn result(file: &str, test: &Test, r: &CheckResult) -> Json {
         "positive": r.positive,
         "negative": r.negative,
         "flags": r.flags.iter().collect::<Vec<_>>(),
+        "undefined": !r.flags.is_empty(),
         "candidates": r.candidates,
         "cut_paths": r.cut_paths,
         "cyclic_discarded": r.cyclic,
