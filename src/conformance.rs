@@ -223,6 +223,10 @@ pub fn run(
         .par_iter()
         .map(|e| {
             let path: PathBuf = root.join(&e.test);
+            if crate::models::builtin(&e.model).is_none() {
+                let status = Status::Skipped(format!("litmix has no model '{}'", e.model));
+                return ((*e).clone(), status);
+            }
             let status = match check_file(&path, Some(&e.model), &cache, opts) {
                 FileOutcome::Failed { message, .. } if is_unsupported(&message) => {
                     Status::Skipped(first_line(&message))

@@ -132,10 +132,10 @@ fn main() -> ExitCode {
         Command::Conform(a) => conform(a),
         Command::Models => {
             for b in litmix::models::BUILTINS {
-                println!("{:8} {}", b.name, b.description);
+                println!("{:11} {}", b.name, b.description);
             }
             for (a, t) in litmix::models::ALIASES {
-                println!("{a:8} alias of {t}");
+                println!("{a:11} alias of {t}");
             }
             ExitCode::SUCCESS
         }

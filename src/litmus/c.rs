@@ -2111,7 +2111,7 @@ impl Gen<'_> {
                 let old = self.tmp();
                 // The failure order only differs on the lone read of a
                 // failed CAS; the IR has one tag set per instruction, so the
-                // success order is used for both (docs/decisions-lang.md).
+                // success order is used for both (docs/decisions.md).
                 let _ = os[1];
                 self.emit(
                     InstrKind::Rmw {
