@@ -66,7 +66,7 @@ struct Limits {
     #[arg(long, default_value_t = 2)]
     unroll: usize,
     /// Give up on a test after this many candidate executions.
-    #[arg(long, default_value_t = 20_000_000)]
+    #[arg(long, default_value_t = 2_000_000)]
     max_candidates: u64,
     /// Give up on a test whose thread path has more events than this.
     #[arg(long, default_value_t = 256)]

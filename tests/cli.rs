@@ -247,6 +247,40 @@ fn candidate_limit_is_reported() {
 }
 
 #[test]
+fn coherence_blowup_is_refused_before_enumerating() {
+    let dir = tmp("huge");
+    let f = dir.join("huge.litmus");
+    let mut src = String::from("PTX huge\n{ x=0; }\n");
+    let n = 6;
+    src.push_str(
+        &(0..n)
+            .map(|i| format!("P{i}@cta {i},gpu 0"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+    );
+    src.push_str(" ;\n");
+    for k in 0..3 {
+        src.push_str(
+            &(0..n)
+                .map(|i| format!("st.relaxed.gpu x, {}", i * 10 + k + 1))
+                .collect::<Vec<_>>()
+                .join(" | "),
+        );
+        src.push_str(" ;\n");
+    }
+    src.push_str("exists (x=1)\n");
+    std::fs::write(&f, src).unwrap();
+    let o = litmix(&["run", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    // 18 writes to x: 18! coherence orders.
+    assert!(
+        err.contains("limit exceeded: 6402373705728000 coherence orders"),
+        "{err}"
+    );
+}
+
+#[test]
 fn unroll_cut_is_reported() {
     let dir = tmp("loop");
     let f = dir.join("spin.litmus");

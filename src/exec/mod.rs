@@ -39,7 +39,7 @@ impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
             unroll: 2,
-            max_candidates: 20_000_000,
+            max_candidates: 2_000_000,
             max_events: 256,
             max_paths: 100_000,
             why: false,
@@ -149,6 +149,8 @@ pub struct CheckResult {
     pub flags: BTreeSet<String>,
     /// Candidate executions judged.
     pub candidates: u64,
+    /// Partial reads-from choices visited by the search (cost measure).
+    pub rf_nodes: u64,
     /// Thread paths cut by the unroll bound (not explored further).
     pub cut_paths: usize,
     /// `rf` choices discarded because a value depended on itself.
@@ -190,6 +192,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         validated: false,
         flags: BTreeSet::new(),
         candidates: 0,
+        rf_nodes: 0,
         cut_paths: thread_paths.iter().map(|t| t.cut).sum(),
         cyclic: 0,
         forbidden: Vec::new(),
@@ -261,6 +264,10 @@ fn finish(
     res
 }
 
+/// The reads-from search may visit this many partial choices per allowed
+/// candidate before it counts as runaway.
+const RF_NODES_PER_CANDIDATE: u64 = 10;
+
 struct RfSearch<'s, 'a> {
     skel: &'s Skeleton<'a>,
     model: &'s Model,
@@ -278,6 +285,20 @@ struct RfSearch<'s, 'a> {
 impl RfSearch<'_, '_> {
     /// Assigns an rf source to read number `k` (of `skel.reads`) and recurses.
     fn run(&mut self, k: usize) -> Result<(), CheckError> {
+        self.res.rf_nodes += 1;
+        if self.res.rf_nodes
+            > self
+                .opts
+                .max_candidates
+                .saturating_mul(RF_NODES_PER_CANDIDATE)
+        {
+            return Err(CheckError::Limit(format!(
+                "the reads-from search visited more than {} choices (raise --max-candidates)",
+                self.opts
+                    .max_candidates
+                    .saturating_mul(RF_NODES_PER_CANDIDATE)
+            )));
+        }
         if !self.constraints_possible() {
             return Ok(());
         }
@@ -361,6 +382,21 @@ impl RfSearch<'_, '_> {
         let bar = env::barrier_relation(skel, &self.values)?;
         let regs = self.final_registers();
 
+        // Coherence orders multiply: refuse before materialising them when
+        // they alone would exceed the candidate budget.
+        let budget = self.opts.max_candidates.saturating_sub(self.res.candidates);
+        let mut co_choices: u64 = 1;
+        for w in &skel.writes_by_loc {
+            for k in 2..=w.len() as u64 {
+                co_choices = co_choices.saturating_mul(k);
+            }
+        }
+        if co_choices > budget {
+            return Err(CheckError::Limit(format!(
+                "{co_choices} coherence orders for one choice of reads-from exceed the remaining \
+                 budget of {budget} candidate executions (raise --max-candidates)"
+            )));
+        }
         let orders: Vec<Vec<Vec<usize>>> =
             skel.writes_by_loc.iter().map(|w| permutations(w)).collect();
         let mut idx = vec![0usize; orders.len()];
