@@ -391,10 +391,17 @@ impl RfSearch<'_, '_> {
                 co_choices = co_choices.saturating_mul(k);
             }
         }
+        if co_choices > self.opts.max_candidates {
+            return Err(CheckError::Limit(format!(
+                "{co_choices} coherence orders for one choice of reads-from exceed the budget \
+                 of {} candidate executions (raise --max-candidates)",
+                self.opts.max_candidates
+            )));
+        }
         if co_choices > budget {
             return Err(CheckError::Limit(format!(
-                "{co_choices} coherence orders for one choice of reads-from exceed the remaining \
-                 budget of {budget} candidate executions (raise --max-candidates)"
+                "more than {} candidate executions (raise --max-candidates)",
+                self.opts.max_candidates
             )));
         }
         let orders: Vec<Vec<Vec<usize>>> =
