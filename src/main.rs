@@ -123,6 +123,29 @@ fn options(l: &Limits) -> CheckOptions {
     }
 }
 
+/// Checks a write to stdout: a closed pipe (`litmix run ... | head`) ends
+/// the program quietly, any other failure with a message.
+fn emit(r: std::io::Result<()>) {
+    if let Err(e) = r {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("litmix: cannot write output: {e}");
+        std::process::exit(2);
+    }
+}
+
+/// `println!` that goes through [`emit`].
+macro_rules! outln {
+    () => { emit(writeln!(std::io::stdout().lock())) };
+    ($($t:tt)*) => { emit(writeln!(std::io::stdout().lock(), $($t)*)) };
+}
+
+/// `print!` that goes through [`emit`].
+macro_rules! out {
+    ($($t:tt)*) => { emit(write!(std::io::stdout().lock(), $($t)*)) };
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -132,10 +155,10 @@ fn main() -> ExitCode {
         Command::Conform(a) => conform(a),
         Command::Models => {
             for b in litmix::models::BUILTINS {
-                println!("{:11} {}", b.name, b.description);
+                outln!("{:11} {}", b.name, b.description);
             }
             for (a, t) in litmix::models::ALIASES {
-                println!("{a:11} alias of {t}");
+                outln!("{a:11} alias of {t}");
             }
             ExitCode::SUCCESS
         }
@@ -193,20 +216,24 @@ fn run(a: RunArgs) -> ExitCode {
             FileOutcome::Failed { file, message } => {
                 failed = true;
                 if a.json {
-                    let _ = writeln!(out, "{}", report::json::error(file, message));
+                    emit(writeln!(out, "{}", report::json::error(file, message)));
                 } else {
                     eprintln!("{message}");
                 }
             }
             FileOutcome::Checked { file, test, result } => {
                 if a.json {
-                    let _ = writeln!(out, "{}", report::json::result(file, test, result));
+                    emit(writeln!(
+                        out,
+                        "{}",
+                        report::json::result(file, test, result)
+                    ));
                 } else {
-                    let _ = writeln!(out, "{}", report::herd::block(test, result));
+                    emit(writeln!(out, "{}", report::herd::block(test, result)));
                     if a.why {
                         let why = report::why::explain(test, result);
                         if !why.is_empty() {
-                            let _ = writeln!(out, "{why}");
+                            emit(writeln!(out, "{why}"));
                         }
                     }
                 }
@@ -333,15 +360,15 @@ fn bench(a: BenchArgs) -> ExitCode {
     };
     let n = timings.len();
     let cands: u64 = timings.iter().map(|t| t.2).sum();
-    println!(
+    outln!(
         "{n} tests in {wall:.3} s ({:.0} tests/s, {} threads), {cands} candidate executions, {errors} failed",
         n as f64 / wall,
         rayon::current_num_threads()
     );
     timings.sort_by(|a, b| b.1.total_cmp(&a.1));
-    println!("slowest:");
+    outln!("slowest:");
     for (f, t, c) in timings.iter().take(a.slowest) {
-        println!("  {:8.2} ms  {:>9} candidates  {f}", t * 1000.0, c);
+        outln!("  {:8.2} ms  {:>9} candidates  {f}", t * 1000.0, c);
     }
     if errors > 0 {
         ExitCode::from(1)
@@ -402,9 +429,9 @@ fn convert(a: ConvertArgs) -> ExitCode {
                 }
                 None => {
                     if !first {
-                        println!();
+                        outln!();
                     }
-                    print!("{text}");
+                    out!("{text}");
                     first = false;
                 }
             }
@@ -436,7 +463,7 @@ fn conform(a: ConformArgs) -> ExitCode {
     let root = a.expected.parent().map(PathBuf::from).unwrap_or_default();
     let models: Vec<&str> = a.models.iter().map(String::as_str).collect();
     let report = run(&root, &exp, &known, &models, &options(&a.limits));
-    print!("{}", report.summary());
+    out!("{}", report.summary());
     if report.passed() {
         ExitCode::SUCCESS
     } else {

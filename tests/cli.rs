@@ -306,3 +306,27 @@ fn models_are_listed() {
         assert!(out.lines().any(|l| l.starts_with(m)), "{out}");
     }
 }
+
+#[test]
+fn closed_pipe_ends_quietly() {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_litmix"))
+        .args(["run", "examples", "examples", "examples", "examples"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn litmix");
+    let mut first = [0u8; 4];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // stdout is closed here, like `litmix run ... | head -c 4`.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(&first, b"Test");
+    assert_ne!(
+        out.status.code(),
+        Some(101),
+        "panicked: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
