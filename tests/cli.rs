@@ -310,8 +310,11 @@ fn models_are_listed() {
 #[test]
 fn closed_pipe_ends_quietly() {
     use std::io::Read;
+    // Enough output (about 300 KB) to overflow any pipe buffer.
+    let mut args = vec!["run"];
+    args.extend(std::iter::repeat_n("examples", 300));
     let mut child = Command::new(env!("CARGO_BIN_EXE_litmix"))
-        .args(["run", "examples", "examples", "examples", "examples"])
+        .args(&args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
