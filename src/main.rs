@@ -260,7 +260,12 @@ fn run(a: RunArgs) -> ExitCode {
                         ));
                         if let Err(e) = std::fs::write(
                             &path,
-                            report::dot::execution(test, &title, &f.execution),
+                            report::dot::execution_with_cycle(
+                                test,
+                                &title,
+                                &f.execution,
+                                &f.failure.path,
+                            ),
                         ) {
                             eprintln!("litmix: cannot write {}: {e}", path.display());
                             failed = true;

@@ -154,6 +154,15 @@ fn dot_writes_witness_graphs() {
     let forbidden =
         std::fs::read_to_string(dir.join("MP-gpu-forbidden-1.dot")).expect("forbidden graph");
     assert!(forbidden.contains("forbidden by causality"));
+    // The violated axiom's cycle is drawn, step by step.
+    assert!(
+        forbidden.contains("[label=\"rf\", color=crimson"),
+        "{forbidden}"
+    );
+    assert!(
+        forbidden.contains("[label=\"po\", color=crimson"),
+        "{forbidden}"
+    );
 }
 
 #[test]

@@ -18,6 +18,17 @@ fn colour(rel: &str) -> &'static str {
 
 /// A `digraph` of one execution, threads as clusters.
 pub fn execution(test: &Test, title: &str, ex: &ExecutionView) -> String {
+    execution_with_cycle(test, title, ex, &[])
+}
+
+/// Like [`execution`], with the steps of a violated axiom's cycle drawn as
+/// bold crimson edges labelled by the relation each step is in.
+pub fn execution_with_cycle(
+    test: &Test,
+    title: &str,
+    ex: &ExecutionView,
+    cycle: &[(usize, usize, String)],
+) -> String {
     let mut out = format!(
         "digraph \"{}\" {{\n  label=\"{}\";\n  node [shape=box, fontname=\"monospace\"];\n",
         esc(title),
@@ -50,6 +61,14 @@ pub fn execution(test: &Test, title: &str, ex: &ExecutionView) -> String {
                 colour(rel)
             ));
         }
+    }
+    for (a, b, rel) in cycle {
+        out.push_str(&format!(
+            "  {} -> {} [label=\"{}\", color=crimson, fontcolor=crimson, penwidth=2.5];\n",
+            event_name(*a),
+            event_name(*b),
+            esc(rel)
+        ));
     }
     out.push_str("}\n");
     out
