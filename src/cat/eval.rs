@@ -851,18 +851,16 @@ impl Program {
                         out.push((q, p, format!("{l}^-1")));
                     }
                 }
-                UnOp::Plus | UnOp::Star => {
-                    match self.rel_value(x, st).and_then(|s| shortest_path(&s, a, b)) {
-                        Some(hops) => {
-                            for w in hops.windows(2) {
-                                if !self.decompose(x, w[0], w[1], st, d, out) {
-                                    out.push((w[0], w[1], self.opaque_label(x)));
-                                }
+                UnOp::Plus | UnOp::Star => match self.rel_value(x, st).and_then(|s| s.path(a, b)) {
+                    Some(hops) => {
+                        for w in hops.windows(2) {
+                            if !self.decompose(x, w[0], w[1], st, d, out) {
+                                out.push((w[0], w[1], self.opaque_label(x)));
                             }
                         }
-                        None => out.push((a, b, self.opaque_label(e))),
                     }
-                }
+                    None => out.push((a, b, self.opaque_label(e))),
+                },
                 UnOp::Complement => out.push((a, b, "derived".to_string())),
             },
             Node::Binary(op, _, l, rr) => match op {
@@ -930,41 +928,6 @@ impl Program {
         }
         true
     }
-}
-
-/// Shortest list of events `a = e0, e1, ..., ek = b` (k >= 1) along edges of `r`.
-fn shortest_path(r: &Relation, a: usize, b: usize) -> Option<Vec<usize>> {
-    let n = r.universe();
-    let mut prev = vec![usize::MAX; n];
-    let mut queue = std::collections::VecDeque::new();
-    for c in r.successors(a).iter() {
-        if prev[c] == usize::MAX {
-            prev[c] = a;
-            queue.push_back(c);
-        }
-    }
-    while let Some(x) = queue.pop_front() {
-        if x == b {
-            let mut path = vec![b];
-            let mut cur = b;
-            loop {
-                cur = prev[cur];
-                path.push(cur);
-                if cur == a && path.len() > 1 {
-                    break;
-                }
-            }
-            path.reverse();
-            return Some(path);
-        }
-        for c in r.successors(x).iter() {
-            if prev[c] == usize::MAX {
-                prev[c] = x;
-                queue.push_back(c);
-            }
-        }
-    }
-    None
 }
 
 /// `|`, `&`, `\`, `;`, `*` and `++` on two values.

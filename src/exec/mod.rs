@@ -7,16 +7,23 @@
 
 pub mod candidate;
 pub mod env;
+pub mod outcome;
 pub mod thread;
+pub mod view;
 
-use crate::cat::{Failure, Model};
+pub use outcome::{observed_terms, term_name, value_text};
+pub use view::{AllowedWhy, EventView, ExecutionView, Forbidden, WHY_PATH, WHY_PREFIX, WhyReason};
+
+use crate::cat::Model;
 use crate::diag::Diagnostic;
-use crate::ir::{Prop, Quantifier, Term, Test, Value};
+use crate::ir::{Quantifier, Term, Test, Value};
 use candidate::{Eval, Skeleton, Values, coherence, permutations};
 use env::CandidateEnv;
+use outcome::{eval_prop, state_lookup};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 use thread::{EventKind, PathLimits, ThreadPaths};
+use view::why_reasons;
 
 /// Knobs and limits for checking one test.
 #[derive(Clone, Debug)]
@@ -70,64 +77,6 @@ impl From<Diagnostic> for CheckError {
     fn from(d: Diagnostic) -> Self {
         CheckError::Diagnostic(d)
     }
-}
-
-/// One event of a reported execution, self-contained for reporters.
-#[derive(Clone, Debug)]
-pub struct EventView {
-    /// Thread number, `None` for init writes.
-    pub thread: Option<usize>,
-    /// `R`, `W`, `F` or `B`.
-    pub kind: char,
-    pub loc: Option<String>,
-    pub value: Option<Value>,
-    /// The instruction text (`ld.acquire.gpu r1, y`), empty for init.
-    pub instr: String,
-}
-
-/// A candidate execution in reportable form.
-#[derive(Clone, Debug)]
-pub struct ExecutionView {
-    pub events: Vec<EventView>,
-    /// Base relations as edge lists: po (immediate), rf, co (immediate), fr, rmw.
-    pub relations: Vec<(String, Vec<(usize, usize)>)>,
-    /// The final state, same order as [`CheckResult::observed`].
-    pub state: Vec<Value>,
-}
-
-/// A final state the condition asks about that the model forbids, with the
-/// reason for one candidate producing it.
-#[derive(Clone, Debug)]
-pub struct Forbidden {
-    pub state: Vec<Value>,
-    pub failure: Failure,
-    pub execution: ExecutionView,
-}
-
-/// Prefix of the `let` names a model binds to explain allowed outcomes
-/// (docs/cat-language.md, "Explanation bindings").
-pub const WHY_PREFIX: &str = "why_";
-
-/// The `let` name of the step relation used to show paths for `why_` edges.
-pub const WHY_PATH: &str = "why_path";
-
-/// One reason a model gives for an allowed outcome: a non-empty `why_`
-/// relation, its edges, and for each edge a path in `why_path` (events from
-/// the edge's source to its target) when the model defines one.
-#[derive(Clone, Debug)]
-pub struct WhyReason {
-    /// The binding's name without the `why_` prefix (`no_alias_fence`).
-    pub name: String,
-    pub edges: Vec<(usize, usize, Vec<usize>)>,
-}
-
-/// An allowed final state the condition asks about, explained by the
-/// model's `why_` bindings on one execution reaching it.
-#[derive(Clone, Debug)]
-pub struct AllowedWhy {
-    pub state: Vec<Value>,
-    pub reasons: Vec<WhyReason>,
-    pub execution: ExecutionView,
 }
 
 /// The judged outcome of one test under one model.
@@ -444,7 +393,7 @@ impl RfSearch<'_, '_> {
                     self.res.allowed_why.push(AllowedWhy {
                         state: state.clone(),
                         reasons,
-                        execution: view(skel, &rf, &co, &vals, state.clone()),
+                        execution: view::view(skel, &rf, &co, &vals, state.clone()),
                     });
                 }
                 outcome
@@ -464,7 +413,9 @@ impl RfSearch<'_, '_> {
                     _ => sat,
                 };
                 if self.res.witnesses.len() < self.opts.keep_witnesses && interesting {
-                    self.res.witnesses.push(view(skel, &rf, &co, &vals, state));
+                    self.res
+                        .witnesses
+                        .push(view::view(skel, &rf, &co, &vals, state));
                 }
             } else if self.opts.why {
                 let interesting = match self.skel.test.condition.quantifier {
@@ -476,7 +427,7 @@ impl RfSearch<'_, '_> {
                     && !self.forbidden.contains_key(&state)
                     && let Some(failure) = self.model.evaluate_explain(&env)?.failure
                 {
-                    let execution = view(skel, &rf, &co, &vals, state.clone());
+                    let execution = view::view(skel, &rf, &co, &vals, state.clone());
                     self.forbidden.insert(
                         state.clone(),
                         Forbidden {
@@ -547,208 +498,5 @@ impl RfSearch<'_, '_> {
                 Term::Const(v) => *v,
             })
             .collect()
-    }
-}
-
-fn view(
-    skel: &Skeleton,
-    rf: &crate::rel::Relation,
-    co: &crate::rel::Relation,
-    vals: &[Option<Value>],
-    state: Vec<Value>,
-) -> ExecutionView {
-    let test = skel.test;
-    let events = skel
-        .events
-        .iter()
-        .enumerate()
-        .map(|(i, e)| EventView {
-            thread: e.thread,
-            kind: match e.kind {
-                EventKind::Read => 'R',
-                EventKind::Write => 'W',
-                EventKind::Fence => 'F',
-                EventKind::Barrier(_) => 'B',
-            },
-            loc: e.addr.map(|l| test.locations[l].name.clone()),
-            value: vals[i],
-            instr: match (e.thread, e.instr) {
-                (Some(t), Some(k)) => test.threads[t].code[k].text.clone(),
-                _ => String::new(),
-            },
-        })
-        .collect();
-    let n = skel.len();
-    let mut po = Vec::new();
-    let mut rmw = Vec::new();
-    for (t, p) in skel.paths.iter().enumerate() {
-        for i in 1..p.events.len() {
-            po.push((skel.global(t, i - 1), skel.global(t, i)));
-        }
-        for (i, e) in p.events.iter().enumerate() {
-            if let Some(r) = e.rmw_read {
-                rmw.push((skel.global(t, r), skel.global(t, i)));
-            }
-        }
-    }
-    let rf_pairs: Vec<(usize, usize)> = rf.pairs().collect();
-    // Immediate coherence edges only, for readable graphs.
-    let co_pairs: Vec<(usize, usize)> = co
-        .pairs()
-        .filter(|&(a, b)| !(0..n).any(|c| co.contains(a, c) && co.contains(c, b)))
-        .collect();
-    let mut fr = Vec::new();
-    for &(w, r) in &rf_pairs {
-        for &(a, b) in &co_pairs {
-            if a == w {
-                fr.push((r, b));
-            }
-        }
-    }
-    ExecutionView {
-        events,
-        relations: vec![
-            ("po".into(), po),
-            ("rf".into(), rf_pairs),
-            ("co".into(), co_pairs),
-            ("fr".into(), fr),
-            ("rmw".into(), rmw),
-        ],
-        state,
-    }
-}
-
-/// The non-empty `why_` relations (but `why_path`) as reasons, each edge
-/// with a shortest `why_path` path; `None` when there is none.
-fn why_reasons(named: &[(String, crate::rel::Relation)]) -> Option<Vec<WhyReason>> {
-    let path_rel = named.iter().find(|(n, _)| n == WHY_PATH).map(|(_, r)| r);
-    let reasons: Vec<WhyReason> = named
-        .iter()
-        .filter(|(n, r)| n != WHY_PATH && !r.is_empty())
-        .map(|(n, r)| WhyReason {
-            name: n.strip_prefix(WHY_PREFIX).unwrap_or(n).to_string(),
-            edges: r
-                .pairs()
-                .map(|(a, b)| {
-                    let path = path_rel.map(|p| shortest_path(p, a, b)).unwrap_or_default();
-                    (a, b, path)
-                })
-                .collect(),
-        })
-        .collect();
-    (!reasons.is_empty()).then_some(reasons)
-}
-
-/// A shortest path `a = e0 -> e1 -> ... -> b` in `r` (empty if none).
-fn shortest_path(r: &crate::rel::Relation, a: usize, b: usize) -> Vec<usize> {
-    let n = r.universe();
-    let mut prev = vec![usize::MAX; n];
-    let mut queue = std::collections::VecDeque::from([a]);
-    let mut seen = vec![false; n];
-    seen[a] = true;
-    while let Some(x) = queue.pop_front() {
-        for y in 0..n {
-            if !r.contains(x, y) || (seen[y] && y != b) {
-                continue;
-            }
-            if y == b {
-                let mut path = vec![b];
-                let mut cur = x;
-                while cur != a {
-                    path.push(cur);
-                    cur = prev[cur];
-                }
-                path.push(a);
-                path.reverse();
-                return path;
-            }
-            seen[y] = true;
-            prev[y] = x;
-            queue.push_back(y);
-        }
-    }
-    Vec::new()
-}
-
-/// The terms a result reports: those of the condition, then `locations`.
-pub fn observed_terms(test: &Test) -> Vec<Term> {
-    let mut out: Vec<Term> = Vec::new();
-    fn walk(p: &Prop, out: &mut Vec<Term>) {
-        match p {
-            Prop::True | Prop::False => {}
-            Prop::Cmp(_, a, b) => {
-                for t in [a, b] {
-                    if !matches!(t, Term::Const(_)) && !out.contains(t) {
-                        out.push(t.clone());
-                    }
-                }
-            }
-            Prop::Not(a) => walk(a, out),
-            Prop::And(a, b) | Prop::Or(a, b) => {
-                walk(a, out);
-                walk(b, out);
-            }
-        }
-    }
-    walk(&test.condition.prop, &mut out);
-    for t in &test.observed {
-        if !out.contains(t) {
-            out.push(t.clone());
-        }
-    }
-    // herd prints registers (by thread) before memory locations.
-    out.sort_by_key(|t| match t {
-        Term::Reg { thread, reg } => (0, *thread, reg.clone()),
-        Term::Loc(l) => (1, 0, test.locations[*l].name.clone()),
-        Term::Const(_) => (2, 0, String::new()),
-    });
-    out
-}
-
-/// `1:r0` for registers, the location name for memory.
-pub fn term_name(test: &Test, t: &Term) -> String {
-    match t {
-        Term::Reg { thread, reg } => format!("{thread}:{reg}"),
-        Term::Loc(l) => test.locations[*l].name.clone(),
-        Term::Const(v) => value_text(test, *v),
-    }
-}
-
-/// Prints a value (`&x` style for addresses).
-pub fn value_text(test: &Test, v: Value) -> String {
-    match v {
-        Value::Int(i) => i.to_string(),
-        Value::Addr(l) => format!(
-            "&{}",
-            test.locations
-                .get(l)
-                .map(|l| l.name.as_str())
-                .unwrap_or("?")
-        ),
-    }
-}
-
-fn state_lookup<'t>(observed: &'t [Term], state: &[Value]) -> Vec<(&'t Term, Value)> {
-    observed.iter().zip(state.iter().copied()).collect()
-}
-
-fn eval_prop(p: &Prop, st: &[(&Term, Value)]) -> bool {
-    let term = |t: &Term| -> Value {
-        match t {
-            Term::Const(v) => *v,
-            _ => st
-                .iter()
-                .find(|(o, _)| *o == t)
-                .map(|(_, v)| *v)
-                .unwrap_or(Value::Int(0)),
-        }
-    };
-    match p {
-        Prop::True => true,
-        Prop::False => false,
-        Prop::Cmp(c, a, b) => thread::compare(*c, term(a), term(b)),
-        Prop::Not(a) => !eval_prop(a, st),
-        Prop::And(a, b) => eval_prop(a, st) && eval_prop(b, st),
-        Prop::Or(a, b) => eval_prop(a, st) || eval_prop(b, st),
     }
 }

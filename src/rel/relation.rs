@@ -484,6 +484,39 @@ impl Relation {
             })
     }
 
+    /// A shortest path `a = e0 -> e1 -> ... -> ek = b` of edges of the
+    /// relation, with k >= 1 (so `a == b` asks for a cycle through `a`);
+    /// `None` when `b` is not reachable from `a`.
+    pub fn path(&self, a: usize, b: usize) -> Option<Vec<usize>> {
+        let n = self.universe();
+        let mut prev = vec![usize::MAX; n];
+        let mut queue = std::collections::VecDeque::new();
+        for c in self.successors(a).iter() {
+            prev[c] = a;
+            queue.push_back(c);
+        }
+        while let Some(x) = queue.pop_front() {
+            if x == b {
+                let mut path = vec![b];
+                let mut cur = prev[b];
+                while cur != a {
+                    path.push(cur);
+                    cur = prev[cur];
+                }
+                path.push(a);
+                path.reverse();
+                return Some(path);
+            }
+            for c in self.successors(x).iter() {
+                if prev[c] == usize::MAX {
+                    prev[c] = x;
+                    queue.push_back(c);
+                }
+            }
+        }
+        None
+    }
+
     /// A shortest cycle of the relation (fewest edges), or `None` when
     /// acyclic. Costlier than [`Relation::cycle_witness`]; meant for
     /// explanations.
@@ -977,5 +1010,22 @@ mod tests {
         assert_eq!(r.compose(&r), r);
         assert_eq!(r.complement(), r);
         assert!(r.domain().is_empty() && r.range().is_empty());
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::Relation;
+
+    #[test]
+    fn path_finds_shortest_chains_and_cycles() {
+        // 0 -> 1 -> 2 -> 3, shortcut 0 -> 2, back edge 3 -> 0; 4 isolated.
+        let r = Relation::from_pairs(5, [(0, 1), (1, 2), (2, 3), (0, 2), (3, 0)]);
+        assert_eq!(r.path(0, 3), Some(vec![0, 2, 3]));
+        assert_eq!(r.path(1, 1), Some(vec![1, 2, 3, 0, 1]));
+        assert_eq!(r.path(0, 4), None);
+        assert_eq!(r.path(4, 4), None);
+        let self_loop = Relation::from_pairs(2, [(1, 1)]);
+        assert_eq!(self_loop.path(1, 1), Some(vec![1, 1]));
     }
 }
