@@ -33,7 +33,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::common::{self, Cursor, Dialect, LocTable, TailThread, ThreadCtx};
+use super::common::{self, Cursor, Dialect, LocTable, Nesting, TailThread, ThreadCtx, TokenParser};
 use super::lexer::{Lexer, Tok, Token};
 use crate::diag::Diagnostic;
 use crate::ir::{
@@ -360,8 +360,6 @@ struct Parser<'a> {
     depth: u32,
 }
 
-const MAX_DEPTH: u32 = 128;
-
 /// Words that may start a declaration or qualify a parameter type.
 fn is_type_word(w: &str) -> bool {
     matches!(
@@ -407,9 +405,9 @@ fn is_type_word(w: &str) -> bool {
 
 const STMT_EXPECTED: &str = "a statement: a declaration, an assignment, '*p = e;', a call, 'if', 'while', 'do', 'for' or a block";
 
-impl<'a> Parser<'a> {
-    fn err(&self, pos: Pos, msg: impl Into<String>) -> Diagnostic {
-        Diagnostic::new(self.file, pos, msg)
+impl TokenParser for Parser<'_> {
+    fn file(&self) -> &str {
+        self.file
     }
 
     fn next(&mut self) -> Result<Token, Diagnostic> {
@@ -419,52 +417,15 @@ impl<'a> Parser<'a> {
     fn peek(&self) -> Result<Token, Diagnostic> {
         self.lx.peek()
     }
+}
 
-    fn unexpected(&self, t: &Token, expected: &str) -> Diagnostic {
-        self.err(t.pos, format!("unexpected {}", t.describe()))
-            .expected(expected)
+impl Nesting for Parser<'_> {
+    fn depth(&mut self) -> &mut u32 {
+        &mut self.depth
     }
+}
 
-    fn expect_punct(&mut self, p: &str, expected: &str) -> Result<Token, Diagnostic> {
-        let t = self.next()?;
-        if t.is_punct(p) {
-            Ok(t)
-        } else {
-            Err(self.unexpected(&t, expected))
-        }
-    }
-
-    fn eat_punct(&mut self, p: &str) -> Result<bool, Diagnostic> {
-        if self.peek()?.is_punct(p) {
-            self.next()?;
-            Ok(true)
-        } else {
-            Ok(false)
-        }
-    }
-
-    fn expect_ident(&mut self, expected: &str) -> Result<(String, Pos), Diagnostic> {
-        let t = self.next()?;
-        match t.tok {
-            Tok::Ident(s) => Ok((s, t.pos)),
-            _ => Err(self.unexpected(&t, expected)),
-        }
-    }
-
-    fn enter(&mut self, pos: Pos) -> Result<(), Diagnostic> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(self
-                .err(pos, "nesting is too deep")
-                .expected(format!("at most {MAX_DEPTH} nested levels")));
-        }
-        Ok(())
-    }
-
-    fn leave(&mut self) {
-        self.depth -= 1;
-    }
-
+impl<'a> Parser<'a> {
     // ---- init block ------------------------------------------------------
 
     fn parse_init(
