@@ -351,6 +351,22 @@ impl<'c> Cursor<'c> {
         }
     }
 
+    /// The name of a memory operand `[name]` whose `[` was just consumed,
+    /// through the closing `]`. Offsets (`[x+4]`) are refused.
+    pub fn expect_bracketed_name(&mut self) -> Result<&'c str, Diagnostic> {
+        let (name, _) = self.expect_ident("a location or a register inside '[ ]'")?;
+        if self
+            .peek()
+            .is_some_and(|t| t.is_punct("+") || t.is_punct("-"))
+        {
+            return Err(self
+                .error(self.pos(), "address offsets are not supported")
+                .expected("']'"));
+        }
+        self.expect_punct("]", "']'")?;
+        Ok(name)
+    }
+
     /// Consumes an integer with an optional leading `-` if one is next.
     pub fn eat_int(&mut self) -> Result<Option<i64>, Diagnostic> {
         let neg = self.peek().is_some_and(|t| t.is_punct("-"));

@@ -348,6 +348,15 @@ fn is_register(name: &str, ctx: &ThreadCtx<'_>) -> bool {
     looks_like_register(name)
 }
 
+/// The address `[name]` denotes: the register `name` or the location `name`.
+fn mem_address(name: &str, ctx: &mut ThreadCtx<'_>) -> Address {
+    if is_register(name, ctx) {
+        Address::Reg(name.to_string())
+    } else {
+        Address::Loc(ctx.locs.id(name))
+    }
+}
+
 /// `%name` or `r<digits>`.
 pub fn looks_like_register(name: &str) -> bool {
     if let Some(rest) = name.strip_prefix('%') {
@@ -369,22 +378,8 @@ fn parse_operand(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Opnd, 
         return Ok(Opnd::AddrOf(name.to_string(), pos));
     }
     if cur.eat_punct("[") {
-        let (name, _) = cur.expect_ident("a location or a register inside '[ ]'")?;
-        if cur
-            .peek()
-            .is_some_and(|t| t.is_punct("+") || t.is_punct("-"))
-        {
-            return Err(cur
-                .error(cur.pos(), "address offsets are not supported")
-                .expected("']'"));
-        }
-        cur.expect_punct("]", "']'")?;
-        let addr = if is_register(name, ctx) {
-            Address::Reg(name.to_string())
-        } else {
-            Address::Loc(ctx.locs.id(name))
-        };
-        return Ok(Opnd::Mem(addr, pos));
+        let name = cur.expect_bracketed_name()?;
+        return Ok(Opnd::Mem(mem_address(name, ctx), pos));
     }
     match cur.peek().map(|t| &t.tok) {
         Some(Tok::Ident(name)) => {
@@ -668,12 +663,7 @@ fn parse_proxy_address(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<
             Some(_) => {}
         }
     }
-    let addr = if is_register(name, ctx) {
-        Address::Reg(name.to_string())
-    } else {
-        Address::Loc(ctx.locs.id(name))
-    };
-    Ok(Opnd::Mem(addr, pos))
+    Ok(Opnd::Mem(mem_address(name, ctx), pos))
 }
 
 fn parse_ld(

@@ -108,16 +108,7 @@ fn parse_operand(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Opnd, 
         return Ok(Opnd::Imm(v, pos));
     }
     if cur.eat_punct("[") {
-        let (name, _) = cur.expect_ident("a location or a register inside '[ ]'")?;
-        if cur
-            .peek()
-            .is_some_and(|t| t.is_punct("+") || t.is_punct("-"))
-        {
-            return Err(cur
-                .error(cur.pos(), "address offsets are not supported")
-                .expected("']'"));
-        }
-        cur.expect_punct("]", "']'")?;
+        let name = cur.expect_bracketed_name()?;
         let addr = match register(name) {
             Some(r) => Address::Reg(r),
             None => Address::Loc(ctx.locs.id(name)),
