@@ -746,7 +746,7 @@ fn eval_prop(p: &Prop, st: &[(&Term, Value)]) -> bool {
     match p {
         Prop::True => true,
         Prop::False => false,
-        Prop::Cmp(c, a, b) => thread::compare(*c, term(a), term(b)),
+        Prop::Cmp(c, a, b) => c.eval(term(a), term(b)),
         Prop::Not(a) => !eval_prop(a, st),
         Prop::And(a, b) => eval_prop(a, st) && eval_prop(b, st),
         Prop::Or(a, b) => eval_prop(a, st) || eval_prop(b, st),

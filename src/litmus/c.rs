@@ -1611,7 +1611,7 @@ impl Gen<'_> {
                 let a = self.value(a)?;
                 let b = self.value(b)?;
                 if let (Operand::Imm(x), Operand::Imm(y)) = (&a, &b)
-                    && let Ok(v) = crate::exec::thread::apply_bin(*op, *x, *y)
+                    && let Ok(v) = op.apply(*x, *y)
                 {
                     return Ok(Some(Operand::Imm(v)));
                 }
@@ -1689,7 +1689,7 @@ impl Gen<'_> {
             ExprKind::Bin(BinKind::Cmp(c), a, b) => {
                 let a = self.value(a)?;
                 let b = self.value(b)?;
-                let cmp = if when { *c } else { negate(*c) };
+                let cmp = if when { *c } else { c.negate() };
                 self.emit(
                     InstrKind::Branch {
                         cmp,
@@ -2208,17 +2208,6 @@ impl Gen<'_> {
         self.pos = saved.0;
         self.text = saved.1;
         Ok(result)
-    }
-}
-
-fn negate(c: CmpOp) -> CmpOp {
-    match c {
-        CmpOp::Eq => CmpOp::Ne,
-        CmpOp::Ne => CmpOp::Eq,
-        CmpOp::Lt => CmpOp::Ge,
-        CmpOp::Ge => CmpOp::Lt,
-        CmpOp::Gt => CmpOp::Le,
-        CmpOp::Le => CmpOp::Gt,
     }
 }
 
