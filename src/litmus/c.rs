@@ -528,39 +528,31 @@ impl<'a> Parser<'a> {
         if t.is_punct("[") {
             return self.parse_array(locs, facts, name, pos, is_atomic, is_local);
         }
-        if !self.eat_punct("=")? {
-            let id = locs.id(&name);
-            if is_atomic {
-                facts.atomic.insert(id);
-            }
-            if is_local {
-                facts.local.insert(id);
-            }
-            return if t.is_punct(";") || t.is_punct("}") {
-                if locs.declare(&name, Value::Int(0)).is_err() {
-                    return Err(self
-                        .err(pos, format!("location '{name}' is initialised twice"))
-                        .expected("one init entry per location"));
-                }
-                Ok(())
-            } else {
-                Err(self.unexpected(&t, "'=' and an initial value"))
-            };
-        }
-        let v = self.init_value(locs)?;
-        if locs.declare(&name, v).is_err() {
-            return Err(self
-                .err(pos, format!("location '{name}' is initialised twice"))
-                .expected("one init entry per location"));
-        }
-        let id = locs.id(&name);
-        if is_atomic {
-            facts.atomic.insert(id);
-        }
-        if is_local {
-            facts.local.insert(id);
-        }
+        let v = if self.eat_punct("=")? {
+            self.init_value(locs)?
+        } else if t.is_punct(";") || t.is_punct("}") {
+            Value::Int(0)
+        } else {
+            return Err(self.unexpected(&t, "'=' and an initial value"));
+        };
+        let id = self.declare_loc(locs, &name, v, pos)?;
+        facts.record(id, is_atomic, is_local);
         Ok(())
+    }
+
+    /// Declares location `name` of the init entry at `pos` with value `v`;
+    /// a second declaration of the same location is an error.
+    fn declare_loc(
+        &self,
+        locs: &mut LocTable,
+        name: &str,
+        v: Value,
+        pos: Pos,
+    ) -> Result<LocId, Diagnostic> {
+        locs.declare(name, v).map_err(|_| {
+            self.err(pos, format!("location '{name}' is initialised twice"))
+                .expected("one init entry per location")
+        })
     }
 
     /// `type a[N] = {v0, v1, ...}` or `type a[N]`: locations `a` (element
@@ -621,18 +613,8 @@ impl<'a> Parser<'a> {
             } else {
                 format!("{name}[{k}]")
             };
-            if locs.declare(&elem, v).is_err() {
-                return Err(self
-                    .err(pos, format!("location '{elem}' is initialised twice"))
-                    .expected("one init entry per location"));
-            }
-            let id = locs.id(&elem);
-            if is_atomic {
-                facts.atomic.insert(id);
-            }
-            if is_local {
-                facts.local.insert(id);
-            }
+            let id = self.declare_loc(locs, &elem, v, pos)?;
+            facts.record(id, is_atomic, is_local);
             elems.push(id);
         }
         facts.arrays.insert(elems[0], elems);
@@ -1313,6 +1295,16 @@ struct LocFacts {
 }
 
 impl LocFacts {
+    /// Records that `l` is declared atomic and/or local.
+    fn record(&mut self, l: LocId, atomic: bool, local: bool) {
+        if atomic {
+            self.atomic.insert(l);
+        }
+        if local {
+            self.local.insert(l);
+        }
+    }
+
     /// The array location `l` belongs to (its first element), or `l`.
     fn base(&self, l: LocId) -> LocId {
         self.arrays
@@ -2302,12 +2294,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
         let mut reg_init = Vec::new();
         for prm in &ts.params {
             let l = locs.id(&prm.name);
-            if prm.atomic {
-                facts.atomic.insert(l);
-            }
-            if prm.local {
-                facts.local.insert(l);
-            }
+            facts.record(l, prm.atomic, prm.local);
             if prm.volatile {
                 volatile_locs.insert(l);
             }
