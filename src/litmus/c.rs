@@ -434,30 +434,7 @@ impl<'a> Parser<'a> {
         facts: &mut LocFacts,
         reg_inits: &mut Vec<(usize, String, Value, Pos)>,
     ) -> Result<(), Diagnostic> {
-        self.expect_punct("{", "the init block '{'")?;
-        loop {
-            let t = self.peek()?;
-            if t.is_punct("}") {
-                self.next()?;
-                break;
-            }
-            if t.is_punct(";") {
-                self.next()?;
-                continue;
-            }
-            if t.is_eof() {
-                return Err(self
-                    .err(t.pos, "unexpected end of file in the init block")
-                    .expected("'}'"));
-            }
-            self.parse_init_entry(locs, facts, reg_inits)?;
-            let t = self.peek()?;
-            if !(t.is_punct(";") || t.is_punct("}")) {
-                return Err(self.unexpected(&t, "';' or '}' after an init entry"));
-            }
-        }
-        self.eat_punct(";")?;
-        Ok(())
+        common::parse_init_block(self, |p| p.parse_init_entry(locs, facts, reg_inits))
     }
 
     fn parse_init_entry(

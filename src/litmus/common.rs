@@ -712,8 +712,21 @@ fn parse_preamble(p: &mut Parser<'_>) -> Result<(), Diagnostic> {
 
 /// `{ entries }` with an optional `;` after it.
 fn parse_init(p: &mut Parser<'_>) -> Result<Vec<InitEntry>, Diagnostic> {
-    p.expect_punct("{", "the init block '{'")?;
     let mut entries = Vec::new();
+    parse_init_block(p, |p| {
+        entries.push(parse_init_entry(p)?);
+        Ok(())
+    })?;
+    Ok(entries)
+}
+
+/// An init block `{ entry; ... }` with an optional `;` after it, for any
+/// front end: `entry` parses one entry.
+pub(super) fn parse_init_block<P: TokenParser>(
+    p: &mut P,
+    mut entry: impl FnMut(&mut P) -> Result<(), Diagnostic>,
+) -> Result<(), Diagnostic> {
+    p.expect_punct("{", "the init block '{'")?;
     loop {
         let t = p.peek()?;
         if t.is_punct("}") {
@@ -729,14 +742,14 @@ fn parse_init(p: &mut Parser<'_>) -> Result<Vec<InitEntry>, Diagnostic> {
                 .err(t.pos, "unexpected end of file in the init block")
                 .expected("'}'"));
         }
-        entries.push(parse_init_entry(p)?);
+        entry(p)?;
         let t = p.peek()?;
         if !(t.is_punct(";") || t.is_punct("}")) {
             return Err(p.unexpected(&t, "';' or '}' after an init entry"));
         }
     }
     p.eat_punct(";")?;
-    Ok(entries)
+    Ok(())
 }
 
 /// `[type] x = v`, `P0:r1 = v`, `0:EAX = v`, `[x] = v`.
