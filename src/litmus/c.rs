@@ -40,6 +40,7 @@ use crate::ir::{
     Address, Arch, BarrierKind, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, Pos, Reg, RmwOp,
     ScopeLevel, Test, Thread, Value,
 };
+use crate::lex_util;
 
 /// The C dialect, as seen by the shared condition parser.
 pub struct CDialect;
@@ -91,101 +92,47 @@ const C_PUNCTS: &[&str] = &[
 ];
 
 /// An on-demand tokenizer for C code: `//` and `/* */` comments, and
-/// OCaml-style `(* *)` comments outside thread bodies.
+/// OCaml-style `(* *)` comments outside thread bodies. Characters, strings
+/// and `(* *)` comments are read as by the litmus [`Lexer`] it wraps.
 #[derive(Clone, Copy)]
 struct CLex<'a> {
-    src: &'a str,
-    file: &'a str,
-    off: usize,
-    line: u32,
-    col: u32,
+    lx: Lexer<'a>,
     /// Whether `(*` starts a comment (false inside code, where `(*p)` is C).
     ocaml: bool,
 }
 
-impl<'a> CLex<'a> {
-    fn peek_char(&self) -> Option<char> {
-        self.src[self.off..].chars().next()
-    }
-
-    fn starts(&self, s: &str) -> bool {
-        self.src[self.off..].starts_with(s)
-    }
-
-    fn bump(&mut self) -> Option<char> {
-        let c = self.peek_char()?;
-        self.off += c.len_utf8();
-        if c == '\n' {
-            self.line += 1;
-            self.col = 1;
-        } else {
-            self.col += 1;
-        }
-        Some(c)
-    }
-
-    fn pos(&self) -> Pos {
-        Pos {
-            line: self.line,
-            col: self.col,
-        }
+impl CLex<'_> {
+    /// Current byte offset.
+    fn off(&self) -> usize {
+        self.lx.offset()
     }
 
     fn skip_ws(&mut self) -> Result<(), Diagnostic> {
+        let lx = &mut self.lx;
         loop {
-            match self.peek_char() {
+            match lx.peek_char() {
                 Some(c) if c.is_whitespace() || c == '\u{feff}' => {
-                    self.bump();
+                    lx.bump();
                 }
-                Some('/') if self.starts("//") => {
-                    while self.peek_char().is_some_and(|c| c != '\n') {
-                        self.bump();
-                    }
-                }
-                Some('/') if self.starts("/*") => {
-                    let start = self.pos();
-                    self.bump();
-                    self.bump();
+                Some('/') if lx.starts_with("//") => lx.bump_while(|c| c != '\n'),
+                Some('/') if lx.starts_with("/*") => {
+                    let start = lx.pos();
+                    lx.bump();
+                    lx.bump();
                     loop {
-                        if self.starts("*/") {
-                            self.bump();
-                            self.bump();
+                        if lx.starts_with("*/") {
+                            lx.bump();
+                            lx.bump();
                             break;
                         }
-                        if self.bump().is_none() {
-                            return Err(Diagnostic::new(
-                                self.file,
-                                start,
-                                "unterminated comment '/*'",
-                            )
-                            .expected("'*/' before the end of the file"));
+                        if lx.bump().is_none() {
+                            return Err(lx
+                                .error(start, "unterminated comment '/*'")
+                                .expected("'*/' before the end of the file"));
                         }
                     }
                 }
-                Some('(') if self.ocaml && self.starts("(*") => {
-                    let start = self.pos();
-                    self.bump();
-                    self.bump();
-                    let mut depth = 1;
-                    while depth > 0 {
-                        if self.starts("(*") {
-                            self.bump();
-                            self.bump();
-                            depth += 1;
-                        } else if self.starts("*)") {
-                            self.bump();
-                            self.bump();
-                            depth -= 1;
-                        } else if self.bump().is_none() {
-                            return Err(Diagnostic::new(
-                                self.file,
-                                start,
-                                "unterminated comment '(*'",
-                            )
-                            .expected("'*)' before the end of the file"));
-                        }
-                    }
-                }
+                Some('(') if self.ocaml && lx.starts_with("(*") => lx.skip_comment()?,
                 _ => return Ok(()),
             }
         }
@@ -193,9 +140,10 @@ impl<'a> CLex<'a> {
 
     fn next(&mut self) -> Result<Token, Diagnostic> {
         self.skip_ws()?;
-        let pos = self.pos();
-        let start = self.off;
-        let Some(c) = self.peek_char() else {
+        let lx = &mut self.lx;
+        let pos = lx.pos();
+        let start = lx.offset();
+        let Some(c) = lx.peek_char() else {
             return Ok(Token {
                 tok: Tok::Eof,
                 pos,
@@ -204,66 +152,33 @@ impl<'a> CLex<'a> {
             });
         };
         let tok = if c.is_ascii_alphabetic() || c == '_' {
-            while self
-                .peek_char()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-            {
-                self.bump();
-            }
-            Tok::Ident(self.src[start..self.off].to_string())
+            lx.bump_while(|c| c.is_ascii_alphanumeric() || c == '_');
+            Tok::Ident(lx.src()[start..lx.offset()].to_string())
         } else if c.is_ascii_digit() {
-            while self
-                .peek_char()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-            {
-                self.bump();
-            }
-            let text = &self.src[start..self.off];
-            let parsed =
-                if let Some(h) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-                    i64::from_str_radix(h, 16).ok()
-                } else {
-                    text.parse::<i64>().ok()
-                };
-            match parsed {
-                Some(v) => Tok::Int(v),
-                None => {
-                    return Err(
-                        Diagnostic::new(self.file, pos, format!("bad number '{text}'"))
-                            .expected("a decimal or 0x-prefixed integer that fits in 64 bits"),
-                    );
+            lx.bump_while(lex_util::is_number_char);
+            let text = &lx.src()[start..lx.offset()];
+            match lex_util::int_literal(text) {
+                Some(Ok(v)) => Tok::Int(v),
+                _ => {
+                    return Err(lx
+                        .error(pos, format!("bad number '{text}'"))
+                        .expected("a decimal or 0x-prefixed integer that fits in 64 bits"));
                 }
             }
         } else if c == '"' {
-            self.bump();
-            let mut s = String::new();
-            loop {
-                match self.bump() {
-                    None => {
-                        return Err(Diagnostic::new(self.file, pos, "unterminated string")
-                            .expected("a closing '\"'"));
-                    }
-                    Some('"') => break,
-                    Some(c) => s.push(c),
-                }
-            }
-            Tok::Str(s)
-        } else if let Some(p) = C_PUNCTS.iter().find(|p| self.starts(p)) {
-            for _ in 0..p.len() {
-                self.bump();
-            }
+            Tok::Str(lx.read_string()?)
+        } else if let Some(p) = lx.eat_one_of(C_PUNCTS) {
             Tok::Punct(p)
         } else {
-            return Err(
-                Diagnostic::new(self.file, pos, format!("unexpected character '{c}'"))
-                    .expected("C code: an identifier, a number or an operator"),
-            );
+            return Err(lx
+                .error(pos, format!("unexpected character '{c}'"))
+                .expected("C code: an identifier, a number or an operator"));
         };
         Ok(Token {
             tok,
             pos,
             start,
-            end: self.off,
+            end: lx.offset(),
         })
     }
 
@@ -828,7 +743,7 @@ impl<'a> Parser<'a> {
         if t.is_punct("{") {
             self.next()?;
             let body = self.parse_block_rest(pos)?;
-            return Ok(vec![mk(StmtKind::Block(body), self.lx.off)]);
+            return Ok(vec![mk(StmtKind::Block(body), self.lx.off())]);
         }
         if t.is_punct(";") {
             self.next()?;
@@ -860,7 +775,7 @@ impl<'a> Parser<'a> {
                     Vec::new()
                 };
                 self.leave();
-                return Ok(vec![mk(StmtKind::If(c, then, els), self.lx.off)]);
+                return Ok(vec![mk(StmtKind::If(c, then, els), self.lx.off())]);
             }
             "while" => {
                 self.next()?;
@@ -870,7 +785,7 @@ impl<'a> Parser<'a> {
                 self.enter(pos)?;
                 let body = self.parse_body()?;
                 self.leave();
-                return Ok(vec![mk(StmtKind::While(c, body), self.lx.off)]);
+                return Ok(vec![mk(StmtKind::While(c, body), self.lx.off())]);
             }
             "do" => {
                 self.next()?;
@@ -913,7 +828,10 @@ impl<'a> Parser<'a> {
                 self.enter(pos)?;
                 let body = self.parse_body()?;
                 self.leave();
-                return Ok(vec![mk(StmtKind::For(init, cond, step, body), self.lx.off)]);
+                return Ok(vec![mk(
+                    StmtKind::For(init, cond, step, body),
+                    self.lx.off(),
+                )]);
             }
             "else" => {
                 return Err(self.err(pos, "'else' without 'if'").expected(STMT_EXPECTED));
@@ -947,7 +865,7 @@ impl<'a> Parser<'a> {
             if semi {
                 Ok(p.expect_punct(";", "';' after the statement")?.end)
             } else {
-                Ok(p.lx.off)
+                Ok(p.lx.off())
             }
         };
         let word = t.ident().map(str::to_string).unwrap_or_default();
@@ -1223,7 +1141,7 @@ impl<'a> Parser<'a> {
                     return Ok(Expr {
                         kind: ExprKind::Call(name.clone(), args),
                         pos,
-                        span: (t.start, self.lx.off),
+                        span: (t.start, self.lx.off()),
                     });
                 }
                 let var = Expr {
@@ -2206,14 +2124,9 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
             .expected("a test name on the first line"));
     };
     head.skip_line()?;
-    let hp = head.pos();
     let mut p = Parser {
         lx: CLex {
-            src,
-            file,
-            off: head.offset(),
-            line: hp.line,
-            col: hp.col,
+            lx: head,
             ocaml: true,
         },
         file,
@@ -2229,9 +2142,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
             Tok::Ident(_) if p.lx.peek2()?.1.is_punct("=") => {
                 // Key=Value: skip to the end of the line.
                 p.lx.skip_ws()?;
-                while p.lx.peek_char().is_some_and(|c| c != '\n') {
-                    p.lx.bump();
-                }
+                p.lx.lx.bump_while(|c| c != '\n');
             }
             _ => break,
         }
@@ -2333,9 +2244,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
     }
 
     // Hand the rest (scopes, locations, condition) to the shared parser.
-    let mut rest = Lexer::new(file, src);
-    rest.advance_to(p.lx.off);
-    let (observed, condition) = common::parse_tail(rest, &mut tails, &mut locs)?;
+    let (observed, condition) = common::parse_tail(p.lx.lx, &mut tails, &mut locs)?;
 
     // Location-dependent tags.
     for (th, bases) in threads.iter_mut().zip(&reg_bases) {
