@@ -201,6 +201,25 @@ pub enum BinOp {
     Max,
 }
 
+impl BinOp {
+    /// Applies the operation; addresses only support equality-free use.
+    pub fn apply(self, a: Value, b: Value) -> Result<Value, String> {
+        let (Value::Int(x), Value::Int(y)) = (a, b) else {
+            return Err(format!("arithmetic on an address ({self:?})"));
+        };
+        Ok(Value::Int(match self {
+            BinOp::Add => x.wrapping_add(y),
+            BinOp::Sub => x.wrapping_sub(y),
+            BinOp::Mul => x.wrapping_mul(y),
+            BinOp::And => x & y,
+            BinOp::Or => x | y,
+            BinOp::Xor => x ^ y,
+            BinOp::Min => x.min(y),
+            BinOp::Max => x.max(y),
+        }))
+    }
+}
+
 /// Comparisons used by conditional branches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpOp {
@@ -210,6 +229,33 @@ pub enum CmpOp {
     Le,
     Gt,
     Ge,
+}
+
+impl CmpOp {
+    /// Compares two values; addresses are equal only to themselves and order
+    /// after every integer.
+    pub fn eval(self, a: Value, b: Value) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+
+    /// The comparison that holds exactly when this one does not.
+    pub fn negate(self) -> CmpOp {
+        match self {
+            CmpOp::Eq => CmpOp::Ne,
+            CmpOp::Ne => CmpOp::Eq,
+            CmpOp::Lt => CmpOp::Ge,
+            CmpOp::Ge => CmpOp::Lt,
+            CmpOp::Gt => CmpOp::Le,
+            CmpOp::Le => CmpOp::Gt,
+        }
+    }
 }
 
 /// What a read-modify-write computes from the old value `old`.

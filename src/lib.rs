@@ -23,6 +23,7 @@ pub mod diag;
 pub mod driver;
 pub mod exec;
 pub mod ir;
+pub mod lex_util;
 pub mod litmus;
 pub mod models;
 pub mod rel;

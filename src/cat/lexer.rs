@@ -1,7 +1,7 @@
 //! Tokens of the cat language.
 
 use super::ast::{Error, Loc};
-use crate::ir::Pos;
+use crate::lex_util::Scanner;
 
 /// Reserved words. Those of herd's functional and procedural layers are
 /// reserved too, so a model using them gets a clear "not supported" error
@@ -240,43 +240,28 @@ fn is_ident_char(c: char) -> bool {
 }
 
 struct Lexer<'s> {
-    src: &'s str,
-    chars: Vec<(usize, char)>,
-    i: usize,
-    line: u32,
-    col: u32,
+    sc: Scanner<'s>,
     file: usize,
 }
 
 impl Lexer<'_> {
     fn peek(&self, k: usize) -> Option<char> {
-        self.chars.get(self.i + k).map(|&(_, c)| c)
+        self.sc.peek_nth(k)
     }
 
     fn offset(&self) -> usize {
-        self.chars.get(self.i).map_or(self.src.len(), |&(o, _)| o)
+        self.sc.offset()
     }
 
     fn loc(&self) -> Loc {
         Loc {
             file: self.file,
-            pos: Pos {
-                line: self.line,
-                col: self.col,
-            },
+            pos: self.sc.pos(),
         }
     }
 
     fn bump(&mut self) -> Option<char> {
-        let c = self.peek(0)?;
-        self.i += 1;
-        if c == '\n' {
-            self.line += 1;
-            self.col = 1;
-        } else {
-            self.col += 1;
-        }
-        Some(c)
+        self.sc.bump()
     }
 
     fn err(&self, loc: Loc, message: impl Into<String>) -> Error {
@@ -295,11 +280,7 @@ impl Lexer<'_> {
                     self.bump();
                 }
                 // `//` line comments: not herd, but common in Dat3M's models.
-                (Some('/'), Some('/')) => {
-                    while self.peek(0).is_some_and(|c| c != '\n') {
-                        self.bump();
-                    }
-                }
+                (Some('/'), Some('/')) => self.sc.bump_while(|c| c != '\n'),
                 (Some('('), Some('*')) => {
                     let start = self.loc();
                     self.bump();
@@ -421,20 +402,16 @@ impl Lexer<'_> {
                     }
                 }
                 let body_end = self.offset() - 1;
-                Tok::Str(self.src[body_start..body_end].to_string())
+                Tok::Str(self.sc.src()[body_start..body_end].to_string())
             }
             '\'' if self.peek(0).is_some_and(is_ident_start) => {
                 let s = self.offset();
-                while self.peek(0).is_some_and(is_ident_char) {
-                    self.bump();
-                }
-                Tok::Tag(self.src[s..self.offset()].to_string())
+                self.sc.bump_while(is_ident_char);
+                Tok::Tag(self.sc.since(s).to_string())
             }
             c if c.is_ascii_digit() => {
-                while self.peek(0).is_some_and(|c| c.is_ascii_alphanumeric()) {
-                    self.bump();
-                }
-                let text = &self.src[start..self.offset()];
+                self.sc.bump_while(|c| c.is_ascii_alphanumeric());
+                let text = self.sc.since(start);
                 if text == "0" {
                     Tok::Zero
                 } else {
@@ -452,7 +429,7 @@ impl Lexer<'_> {
                     }
                     self.bump();
                 }
-                let text = &self.src[start..self.offset()];
+                let text = self.sc.since(start);
                 if text == "_" {
                     Tok::Underscore
                 } else if let Some(kw) = Kw::from_word(text) {
@@ -477,11 +454,7 @@ impl Lexer<'_> {
 /// Splits `src` (file number `file`) into tokens, ending with [`Tok::Eof`].
 pub fn tokenize(src: &str, file: usize) -> Result<Vec<Token>, Error> {
     let mut lx = Lexer {
-        src,
-        chars: src.char_indices().collect(),
-        i: 0,
-        line: 1,
-        col: 1,
+        sc: Scanner::new(src),
         file,
     };
     let mut out = Vec::new();
@@ -498,6 +471,7 @@ pub fn tokenize(src: &str, file: usize) -> Result<Vec<Token>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::Pos;
 
     fn toks(s: &str) -> Vec<Tok> {
         tokenize(s, 0).unwrap().into_iter().map(|t| t.tok).collect()

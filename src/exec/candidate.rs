@@ -7,7 +7,7 @@
 //! soon as the reads it mentions have a source, so most inconsistent `rf`
 //! choices are cut before they are completed.
 
-use super::thread::{EventKind, Path, PathEvent, Sym, compare};
+use super::thread::{EventKind, Path, PathEvent, Sym};
 use crate::ir::{LocId, Proxy, ScopeLevel, Test, Value};
 use crate::rel::{BitSet, Relation};
 use std::collections::HashMap;
@@ -443,9 +443,7 @@ impl<'s, 'a> Values<'s, 'a> {
         let a = self.sym(t, &c.a, &mut vis);
         let b = self.sym(t, &c.b, &mut vis);
         match (a, b) {
-            (Eval::Known(x), Eval::Known(y)) => {
-                Eval::Known(Value::Int(compare(c.cmp, x, y) as i64))
-            }
+            (Eval::Known(x), Eval::Known(y)) => Eval::Known(Value::Int(c.cmp.eval(x, y) as i64)),
             (Eval::Error(e), _) | (_, Eval::Error(e)) => Eval::Error(e),
             (Eval::Cyclic, _) | (_, Eval::Cyclic) => Eval::Cyclic,
             _ => Eval::Unknown,

@@ -1,7 +1,6 @@
 //! Final states and conditions: which terms a result observes, how they are
 //! named and printed, and whether a final state satisfies the condition.
 
-use super::thread;
 use crate::ir::{Prop, Term, Test, Value};
 
 /// The terms a result reports: those of the condition, then `locations`.
@@ -80,7 +79,7 @@ pub(super) fn eval_prop(p: &Prop, st: &[(&Term, Value)]) -> bool {
     match p {
         Prop::True => true,
         Prop::False => false,
-        Prop::Cmp(c, a, b) => thread::compare(*c, term(a), term(b)),
+        Prop::Cmp(c, a, b) => c.eval(term(a), term(b)),
         Prop::Not(a) => !eval_prop(a, st),
         Prop::And(a, b) => eval_prop(a, st) && eval_prop(b, st),
         Prop::Or(a, b) => eval_prop(a, st) || eval_prop(b, st),

@@ -66,7 +66,7 @@ impl Sym {
                 let a = a.eval(read)?;
                 let b = b.eval(read)?;
                 match (a, b) {
-                    (Ok(a), Ok(b)) => apply_bin(*op, a, b),
+                    (Ok(a), Ok(b)) => op.apply(a, b),
                     (Err(e), _) | (_, Err(e)) => Err(e),
                 }
             }
@@ -75,7 +75,7 @@ impl Sym {
                 let b = b.eval(read)?;
                 match (a, b) {
                     (Ok(a), Ok(b)) => {
-                        if compare(*c, a, b) {
+                        if c.eval(a, b) {
                             t.eval(read)?
                         } else {
                             e.eval(read)?
@@ -85,36 +85,6 @@ impl Sym {
                 }
             }
         })
-    }
-}
-
-/// Applies a binary operation; addresses only support equality-free use.
-pub fn apply_bin(op: BinOp, a: Value, b: Value) -> Result<Value, String> {
-    let (Value::Int(x), Value::Int(y)) = (a, b) else {
-        return Err(format!("arithmetic on an address ({op:?})"));
-    };
-    Ok(Value::Int(match op {
-        BinOp::Add => x.wrapping_add(y),
-        BinOp::Sub => x.wrapping_sub(y),
-        BinOp::Mul => x.wrapping_mul(y),
-        BinOp::And => x & y,
-        BinOp::Or => x | y,
-        BinOp::Xor => x ^ y,
-        BinOp::Min => x.min(y),
-        BinOp::Max => x.max(y),
-    }))
-}
-
-/// Compares two values; addresses are equal only to themselves and order
-/// after every integer.
-pub fn compare(c: CmpOp, a: Value, b: Value) -> bool {
-    match c {
-        CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
-        CmpOp::Lt => a < b,
-        CmpOp::Le => a <= b,
-        CmpOp::Gt => a > b,
-        CmpOp::Ge => a >= b,
     }
 }
 
@@ -268,7 +238,7 @@ pub fn explore(
                     let (a, b) = (operand(&st.regs, a), operand(&st.regs, b));
                     let v = match (a.constant(), b.constant()) {
                         (Some(x), Some(y)) => {
-                            Rc::new(Sym::Const(apply_bin(*op, x, y).map_err(|e| err(ins, e))?))
+                            Rc::new(Sym::Const(op.apply(x, y).map_err(|e| err(ins, e))?))
                         }
                         _ => Rc::new(Sym::Bin(*op, a, b)),
                     };
@@ -282,7 +252,7 @@ pub fn explore(
                         InstrKind::Branch { cmp, a, b, .. } => {
                             let (a, b) = (operand(&st.regs, a), operand(&st.regs, b));
                             match (a.constant(), b.constant()) {
-                                (Some(x), Some(y)) => Some(compare(*cmp, x, y)),
+                                (Some(x), Some(y)) => Some(cmp.eval(x, y)),
                                 _ => {
                                     // Split: explore "not taken" later, "taken" now.
                                     let mut reads = BTreeSet::new();
@@ -290,7 +260,7 @@ pub fn explore(
                                     b.reads(&mut reads);
                                     let mut other = clone_state(&st);
                                     other.constraints.push(Constraint {
-                                        cmp: negate(*cmp),
+                                        cmp: cmp.negate(),
                                         a: a.clone(),
                                         b: b.clone(),
                                         reads: reads.clone(),
@@ -381,17 +351,6 @@ fn clone_state(st: &State) -> State {
         constraints: st.constraints.clone(),
         ctrl: st.ctrl.clone(),
         back_jumps: st.back_jumps.clone(),
-    }
-}
-
-fn negate(c: CmpOp) -> CmpOp {
-    match c {
-        CmpOp::Eq => CmpOp::Ne,
-        CmpOp::Ne => CmpOp::Eq,
-        CmpOp::Lt => CmpOp::Ge,
-        CmpOp::Ge => CmpOp::Lt,
-        CmpOp::Gt => CmpOp::Le,
-        CmpOp::Le => CmpOp::Gt,
     }
 }
 

@@ -33,13 +33,14 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::common::{self, Cursor, Dialect, LocTable, TailThread, ThreadCtx};
+use super::common::{self, Cursor, Dialect, LocTable, Nesting, TailThread, ThreadCtx, TokenParser};
 use super::lexer::{Lexer, Tok, Token};
 use crate::diag::Diagnostic;
 use crate::ir::{
     Address, Arch, BarrierKind, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, Pos, Reg, RmwOp,
     ScopeLevel, Test, Thread, Value,
 };
+use crate::lex_util;
 
 /// The C dialect, as seen by the shared condition parser.
 pub struct CDialect;
@@ -91,101 +92,47 @@ const C_PUNCTS: &[&str] = &[
 ];
 
 /// An on-demand tokenizer for C code: `//` and `/* */` comments, and
-/// OCaml-style `(* *)` comments outside thread bodies.
+/// OCaml-style `(* *)` comments outside thread bodies. Characters, strings
+/// and `(* *)` comments are read as by the litmus [`Lexer`] it wraps.
 #[derive(Clone, Copy)]
 struct CLex<'a> {
-    src: &'a str,
-    file: &'a str,
-    off: usize,
-    line: u32,
-    col: u32,
+    lx: Lexer<'a>,
     /// Whether `(*` starts a comment (false inside code, where `(*p)` is C).
     ocaml: bool,
 }
 
-impl<'a> CLex<'a> {
-    fn peek_char(&self) -> Option<char> {
-        self.src[self.off..].chars().next()
-    }
-
-    fn starts(&self, s: &str) -> bool {
-        self.src[self.off..].starts_with(s)
-    }
-
-    fn bump(&mut self) -> Option<char> {
-        let c = self.peek_char()?;
-        self.off += c.len_utf8();
-        if c == '\n' {
-            self.line += 1;
-            self.col = 1;
-        } else {
-            self.col += 1;
-        }
-        Some(c)
-    }
-
-    fn pos(&self) -> Pos {
-        Pos {
-            line: self.line,
-            col: self.col,
-        }
+impl CLex<'_> {
+    /// Current byte offset.
+    fn off(&self) -> usize {
+        self.lx.offset()
     }
 
     fn skip_ws(&mut self) -> Result<(), Diagnostic> {
+        let lx = &mut self.lx;
         loop {
-            match self.peek_char() {
+            match lx.peek_char() {
                 Some(c) if c.is_whitespace() || c == '\u{feff}' => {
-                    self.bump();
+                    lx.bump();
                 }
-                Some('/') if self.starts("//") => {
-                    while self.peek_char().is_some_and(|c| c != '\n') {
-                        self.bump();
-                    }
-                }
-                Some('/') if self.starts("/*") => {
-                    let start = self.pos();
-                    self.bump();
-                    self.bump();
+                Some('/') if lx.starts_with("//") => lx.bump_while(|c| c != '\n'),
+                Some('/') if lx.starts_with("/*") => {
+                    let start = lx.pos();
+                    lx.bump();
+                    lx.bump();
                     loop {
-                        if self.starts("*/") {
-                            self.bump();
-                            self.bump();
+                        if lx.starts_with("*/") {
+                            lx.bump();
+                            lx.bump();
                             break;
                         }
-                        if self.bump().is_none() {
-                            return Err(Diagnostic::new(
-                                self.file,
-                                start,
-                                "unterminated comment '/*'",
-                            )
-                            .expected("'*/' before the end of the file"));
+                        if lx.bump().is_none() {
+                            return Err(lx
+                                .error(start, "unterminated comment '/*'")
+                                .expected("'*/' before the end of the file"));
                         }
                     }
                 }
-                Some('(') if self.ocaml && self.starts("(*") => {
-                    let start = self.pos();
-                    self.bump();
-                    self.bump();
-                    let mut depth = 1;
-                    while depth > 0 {
-                        if self.starts("(*") {
-                            self.bump();
-                            self.bump();
-                            depth += 1;
-                        } else if self.starts("*)") {
-                            self.bump();
-                            self.bump();
-                            depth -= 1;
-                        } else if self.bump().is_none() {
-                            return Err(Diagnostic::new(
-                                self.file,
-                                start,
-                                "unterminated comment '(*'",
-                            )
-                            .expected("'*)' before the end of the file"));
-                        }
-                    }
-                }
+                Some('(') if self.ocaml && lx.starts_with("(*") => lx.skip_comment()?,
                 _ => return Ok(()),
             }
         }
@@ -193,9 +140,10 @@ impl<'a> CLex<'a> {
 
     fn next(&mut self) -> Result<Token, Diagnostic> {
         self.skip_ws()?;
-        let pos = self.pos();
-        let start = self.off;
-        let Some(c) = self.peek_char() else {
+        let lx = &mut self.lx;
+        let pos = lx.pos();
+        let start = lx.offset();
+        let Some(c) = lx.peek_char() else {
             return Ok(Token {
                 tok: Tok::Eof,
                 pos,
@@ -204,66 +152,33 @@ impl<'a> CLex<'a> {
             });
         };
         let tok = if c.is_ascii_alphabetic() || c == '_' {
-            while self
-                .peek_char()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-            {
-                self.bump();
-            }
-            Tok::Ident(self.src[start..self.off].to_string())
+            lx.bump_while(|c| c.is_ascii_alphanumeric() || c == '_');
+            Tok::Ident(lx.src()[start..lx.offset()].to_string())
         } else if c.is_ascii_digit() {
-            while self
-                .peek_char()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-            {
-                self.bump();
-            }
-            let text = &self.src[start..self.off];
-            let parsed =
-                if let Some(h) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
-                    i64::from_str_radix(h, 16).ok()
-                } else {
-                    text.parse::<i64>().ok()
-                };
-            match parsed {
-                Some(v) => Tok::Int(v),
-                None => {
-                    return Err(
-                        Diagnostic::new(self.file, pos, format!("bad number '{text}'"))
-                            .expected("a decimal or 0x-prefixed integer that fits in 64 bits"),
-                    );
+            lx.bump_while(lex_util::is_number_char);
+            let text = &lx.src()[start..lx.offset()];
+            match lex_util::int_literal(text) {
+                Some(Ok(v)) => Tok::Int(v),
+                _ => {
+                    return Err(lx
+                        .error(pos, format!("bad number '{text}'"))
+                        .expected("a decimal or 0x-prefixed integer that fits in 64 bits"));
                 }
             }
         } else if c == '"' {
-            self.bump();
-            let mut s = String::new();
-            loop {
-                match self.bump() {
-                    None => {
-                        return Err(Diagnostic::new(self.file, pos, "unterminated string")
-                            .expected("a closing '\"'"));
-                    }
-                    Some('"') => break,
-                    Some(c) => s.push(c),
-                }
-            }
-            Tok::Str(s)
-        } else if let Some(p) = C_PUNCTS.iter().find(|p| self.starts(p)) {
-            for _ in 0..p.len() {
-                self.bump();
-            }
+            Tok::Str(lx.read_string()?)
+        } else if let Some(p) = lx.eat_one_of(C_PUNCTS) {
             Tok::Punct(p)
         } else {
-            return Err(
-                Diagnostic::new(self.file, pos, format!("unexpected character '{c}'"))
-                    .expected("C code: an identifier, a number or an operator"),
-            );
+            return Err(lx
+                .error(pos, format!("unexpected character '{c}'"))
+                .expected("C code: an identifier, a number or an operator"));
         };
         Ok(Token {
             tok,
             pos,
             start,
-            end: self.off,
+            end: lx.offset(),
         })
     }
 
@@ -360,8 +275,6 @@ struct Parser<'a> {
     depth: u32,
 }
 
-const MAX_DEPTH: u32 = 128;
-
 /// Words that may start a declaration or qualify a parameter type.
 fn is_type_word(w: &str) -> bool {
     matches!(
@@ -407,9 +320,9 @@ fn is_type_word(w: &str) -> bool {
 
 const STMT_EXPECTED: &str = "a statement: a declaration, an assignment, '*p = e;', a call, 'if', 'while', 'do', 'for' or a block";
 
-impl<'a> Parser<'a> {
-    fn err(&self, pos: Pos, msg: impl Into<String>) -> Diagnostic {
-        Diagnostic::new(self.file, pos, msg)
+impl TokenParser for Parser<'_> {
+    fn file(&self) -> &str {
+        self.file
     }
 
     fn next(&mut self) -> Result<Token, Diagnostic> {
@@ -419,52 +332,15 @@ impl<'a> Parser<'a> {
     fn peek(&self) -> Result<Token, Diagnostic> {
         self.lx.peek()
     }
+}
 
-    fn unexpected(&self, t: &Token, expected: &str) -> Diagnostic {
-        self.err(t.pos, format!("unexpected {}", t.describe()))
-            .expected(expected)
+impl Nesting for Parser<'_> {
+    fn depth(&mut self) -> &mut u32 {
+        &mut self.depth
     }
+}
 
-    fn expect_punct(&mut self, p: &str, expected: &str) -> Result<Token, Diagnostic> {
-        let t = self.next()?;
-        if t.is_punct(p) {
-            Ok(t)
-        } else {
-            Err(self.unexpected(&t, expected))
-        }
-    }
-
-    fn eat_punct(&mut self, p: &str) -> Result<bool, Diagnostic> {
-        if self.peek()?.is_punct(p) {
-            self.next()?;
-            Ok(true)
-        } else {
-            Ok(false)
-        }
-    }
-
-    fn expect_ident(&mut self, expected: &str) -> Result<(String, Pos), Diagnostic> {
-        let t = self.next()?;
-        match t.tok {
-            Tok::Ident(s) => Ok((s, t.pos)),
-            _ => Err(self.unexpected(&t, expected)),
-        }
-    }
-
-    fn enter(&mut self, pos: Pos) -> Result<(), Diagnostic> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(self
-                .err(pos, "nesting is too deep")
-                .expected(format!("at most {MAX_DEPTH} nested levels")));
-        }
-        Ok(())
-    }
-
-    fn leave(&mut self) {
-        self.depth -= 1;
-    }
-
+impl<'a> Parser<'a> {
     // ---- init block ------------------------------------------------------
 
     fn parse_init(
@@ -473,30 +349,7 @@ impl<'a> Parser<'a> {
         facts: &mut LocFacts,
         reg_inits: &mut Vec<(usize, String, Value, Pos)>,
     ) -> Result<(), Diagnostic> {
-        self.expect_punct("{", "the init block '{'")?;
-        loop {
-            let t = self.peek()?;
-            if t.is_punct("}") {
-                self.next()?;
-                break;
-            }
-            if t.is_punct(";") {
-                self.next()?;
-                continue;
-            }
-            if t.is_eof() {
-                return Err(self
-                    .err(t.pos, "unexpected end of file in the init block")
-                    .expected("'}'"));
-            }
-            self.parse_init_entry(locs, facts, reg_inits)?;
-            let t = self.peek()?;
-            if !(t.is_punct(";") || t.is_punct("}")) {
-                return Err(self.unexpected(&t, "';' or '}' after an init entry"));
-            }
-        }
-        self.eat_punct(";")?;
-        Ok(())
+        common::parse_init_block(self, |p| p.parse_init_entry(locs, facts, reg_inits))
     }
 
     fn parse_init_entry(
@@ -567,39 +420,31 @@ impl<'a> Parser<'a> {
         if t.is_punct("[") {
             return self.parse_array(locs, facts, name, pos, is_atomic, is_local);
         }
-        if !self.eat_punct("=")? {
-            let id = locs.id(&name);
-            if is_atomic {
-                facts.atomic.insert(id);
-            }
-            if is_local {
-                facts.local.insert(id);
-            }
-            return if t.is_punct(";") || t.is_punct("}") {
-                if locs.declare(&name, Value::Int(0)).is_err() {
-                    return Err(self
-                        .err(pos, format!("location '{name}' is initialised twice"))
-                        .expected("one init entry per location"));
-                }
-                Ok(())
-            } else {
-                Err(self.unexpected(&t, "'=' and an initial value"))
-            };
-        }
-        let v = self.init_value(locs)?;
-        if locs.declare(&name, v).is_err() {
-            return Err(self
-                .err(pos, format!("location '{name}' is initialised twice"))
-                .expected("one init entry per location"));
-        }
-        let id = locs.id(&name);
-        if is_atomic {
-            facts.atomic.insert(id);
-        }
-        if is_local {
-            facts.local.insert(id);
-        }
+        let v = if self.eat_punct("=")? {
+            self.init_value(locs)?
+        } else if t.is_punct(";") || t.is_punct("}") {
+            Value::Int(0)
+        } else {
+            return Err(self.unexpected(&t, "'=' and an initial value"));
+        };
+        let id = self.declare_loc(locs, &name, v, pos)?;
+        facts.record(id, is_atomic, is_local);
         Ok(())
+    }
+
+    /// Declares location `name` of the init entry at `pos` with value `v`;
+    /// a second declaration of the same location is an error.
+    fn declare_loc(
+        &self,
+        locs: &mut LocTable,
+        name: &str,
+        v: Value,
+        pos: Pos,
+    ) -> Result<LocId, Diagnostic> {
+        locs.declare(name, v).map_err(|_| {
+            self.err(pos, format!("location '{name}' is initialised twice"))
+                .expected("one init entry per location")
+        })
     }
 
     /// `type a[N] = {v0, v1, ...}` or `type a[N]`: locations `a` (element
@@ -660,18 +505,8 @@ impl<'a> Parser<'a> {
             } else {
                 format!("{name}[{k}]")
             };
-            if locs.declare(&elem, v).is_err() {
-                return Err(self
-                    .err(pos, format!("location '{elem}' is initialised twice"))
-                    .expected("one init entry per location"));
-            }
-            let id = locs.id(&elem);
-            if is_atomic {
-                facts.atomic.insert(id);
-            }
-            if is_local {
-                facts.local.insert(id);
-            }
+            let id = self.declare_loc(locs, &elem, v, pos)?;
+            facts.record(id, is_atomic, is_local);
             elems.push(id);
         }
         facts.arrays.insert(elems[0], elems);
@@ -908,7 +743,7 @@ impl<'a> Parser<'a> {
         if t.is_punct("{") {
             self.next()?;
             let body = self.parse_block_rest(pos)?;
-            return Ok(vec![mk(StmtKind::Block(body), self.lx.off)]);
+            return Ok(vec![mk(StmtKind::Block(body), self.lx.off())]);
         }
         if t.is_punct(";") {
             self.next()?;
@@ -940,7 +775,7 @@ impl<'a> Parser<'a> {
                     Vec::new()
                 };
                 self.leave();
-                return Ok(vec![mk(StmtKind::If(c, then, els), self.lx.off)]);
+                return Ok(vec![mk(StmtKind::If(c, then, els), self.lx.off())]);
             }
             "while" => {
                 self.next()?;
@@ -950,7 +785,7 @@ impl<'a> Parser<'a> {
                 self.enter(pos)?;
                 let body = self.parse_body()?;
                 self.leave();
-                return Ok(vec![mk(StmtKind::While(c, body), self.lx.off)]);
+                return Ok(vec![mk(StmtKind::While(c, body), self.lx.off())]);
             }
             "do" => {
                 self.next()?;
@@ -993,7 +828,10 @@ impl<'a> Parser<'a> {
                 self.enter(pos)?;
                 let body = self.parse_body()?;
                 self.leave();
-                return Ok(vec![mk(StmtKind::For(init, cond, step, body), self.lx.off)]);
+                return Ok(vec![mk(
+                    StmtKind::For(init, cond, step, body),
+                    self.lx.off(),
+                )]);
             }
             "else" => {
                 return Err(self.err(pos, "'else' without 'if'").expected(STMT_EXPECTED));
@@ -1027,7 +865,7 @@ impl<'a> Parser<'a> {
             if semi {
                 Ok(p.expect_punct(";", "';' after the statement")?.end)
             } else {
-                Ok(p.lx.off)
+                Ok(p.lx.off())
             }
         };
         let word = t.ident().map(str::to_string).unwrap_or_default();
@@ -1303,7 +1141,7 @@ impl<'a> Parser<'a> {
                     return Ok(Expr {
                         kind: ExprKind::Call(name.clone(), args),
                         pos,
-                        span: (t.start, self.lx.off),
+                        span: (t.start, self.lx.off()),
                     });
                 }
                 let var = Expr {
@@ -1352,6 +1190,16 @@ struct LocFacts {
 }
 
 impl LocFacts {
+    /// Records that `l` is declared atomic and/or local.
+    fn record(&mut self, l: LocId, atomic: bool, local: bool) {
+        if atomic {
+            self.atomic.insert(l);
+        }
+        if local {
+            self.local.insert(l);
+        }
+    }
+
     /// The array location `l` belongs to (its first element), or `l`.
     fn base(&self, l: LocId) -> LocId {
         self.arrays
@@ -1650,7 +1498,7 @@ impl Gen<'_> {
                 let a = self.value(a)?;
                 let b = self.value(b)?;
                 if let (Operand::Imm(x), Operand::Imm(y)) = (&a, &b)
-                    && let Ok(v) = crate::exec::thread::apply_bin(*op, *x, *y)
+                    && let Ok(v) = op.apply(*x, *y)
                 {
                     return Ok(Some(Operand::Imm(v)));
                 }
@@ -1728,7 +1576,7 @@ impl Gen<'_> {
             ExprKind::Bin(BinKind::Cmp(c), a, b) => {
                 let a = self.value(a)?;
                 let b = self.value(b)?;
-                let cmp = if when { *c } else { negate(*c) };
+                let cmp = if when { *c } else { c.negate() };
                 self.emit(
                     InstrKind::Branch {
                         cmp,
@@ -2250,17 +2098,6 @@ impl Gen<'_> {
     }
 }
 
-fn negate(c: CmpOp) -> CmpOp {
-    match c {
-        CmpOp::Eq => CmpOp::Ne,
-        CmpOp::Ne => CmpOp::Eq,
-        CmpOp::Lt => CmpOp::Ge,
-        CmpOp::Ge => CmpOp::Lt,
-        CmpOp::Gt => CmpOp::Le,
-        CmpOp::Le => CmpOp::Gt,
-    }
-}
-
 /// Source text on one line, whitespace collapsed.
 fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -2287,14 +2124,9 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
             .expected("a test name on the first line"));
     };
     head.skip_line()?;
-    let hp = head.pos();
     let mut p = Parser {
         lx: CLex {
-            src,
-            file,
-            off: head.offset(),
-            line: hp.line,
-            col: hp.col,
+            lx: head,
             ocaml: true,
         },
         file,
@@ -2310,9 +2142,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
             Tok::Ident(_) if p.lx.peek2()?.1.is_punct("=") => {
                 // Key=Value: skip to the end of the line.
                 p.lx.skip_ws()?;
-                while p.lx.peek_char().is_some_and(|c| c != '\n') {
-                    p.lx.bump();
-                }
+                p.lx.lx.bump_while(|c| c != '\n');
             }
             _ => break,
         }
@@ -2352,12 +2182,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
         let mut reg_init = Vec::new();
         for prm in &ts.params {
             let l = locs.id(&prm.name);
-            if prm.atomic {
-                facts.atomic.insert(l);
-            }
-            if prm.local {
-                facts.local.insert(l);
-            }
+            facts.record(l, prm.atomic, prm.local);
             if prm.volatile {
                 volatile_locs.insert(l);
             }
@@ -2419,9 +2244,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
     }
 
     // Hand the rest (scopes, locations, condition) to the shared parser.
-    let mut rest = Lexer::new(file, src);
-    rest.advance_to(p.lx.off);
-    let (observed, condition) = common::parse_tail(rest, &mut tails, &mut locs)?;
+    let (observed, condition) = common::parse_tail(p.lx.lx, &mut tails, &mut locs)?;
 
     // Location-dependent tags.
     for (th, bases) in threads.iter_mut().zip(&reg_bases) {

@@ -351,6 +351,22 @@ impl<'c> Cursor<'c> {
         }
     }
 
+    /// The name of a memory operand `[name]` whose `[` was just consumed,
+    /// through the closing `]`. Offsets (`[x+4]`) are refused.
+    pub fn expect_bracketed_name(&mut self) -> Result<&'c str, Diagnostic> {
+        let (name, _) = self.expect_ident("a location or a register inside '[ ]'")?;
+        if self
+            .peek()
+            .is_some_and(|t| t.is_punct("+") || t.is_punct("-"))
+        {
+            return Err(self
+                .error(self.pos(), "address offsets are not supported")
+                .expected("']'"));
+        }
+        self.expect_punct("]", "']'")?;
+        Ok(name)
+    }
+
     /// Consumes an integer with an optional leading `-` if one is next.
     pub fn eat_int(&mut self) -> Result<Option<i64>, Diagnostic> {
         let neg = self.peek().is_some_and(|t| t.is_punct("-"));
@@ -381,31 +397,36 @@ struct Parser<'a> {
     depth: u32,
 }
 
-/// Deepest nesting of parentheses accepted in conditions and scope trees.
+/// Deepest nesting of parentheses accepted in conditions, scope trees and
+/// (in the C front end) expressions and statements.
 const MAX_DEPTH: u32 = 128;
 
-impl<'a> Parser<'a> {
-    fn file(&self) -> &'a str {
-        self.lx.file()
-    }
+/// The token-level steps shared by the recursive-descent parsers of the
+/// litmus front ends (the table parser here, C and NVLitmus): a parser
+/// names its file and its token source; diagnostics and the usual
+/// expect/eat helpers come with it.
+pub(super) trait TokenParser {
+    /// The file named in diagnostics.
+    fn file(&self) -> &str;
 
+    /// Consumes and returns the next token.
+    fn next(&mut self) -> Result<Token, Diagnostic>;
+
+    /// The next token, not consumed.
+    fn peek(&self) -> Result<Token, Diagnostic>;
+
+    /// A diagnostic at `pos`.
     fn err(&self, pos: Pos, msg: impl Into<String>) -> Diagnostic {
-        self.lx.error(pos, msg)
+        Diagnostic::new(self.file(), pos, msg)
     }
 
-    fn next(&mut self) -> Result<Token, Diagnostic> {
-        self.lx.next_token()
-    }
-
-    fn peek(&self) -> Result<Token, Diagnostic> {
-        self.lx.peek_token()
-    }
-
-    fn unexpected(&self, tok: &Token, expected: &str) -> Diagnostic {
-        self.err(tok.pos, format!("unexpected {}", tok.describe()))
+    /// "unexpected T", expecting `expected`.
+    fn unexpected(&self, t: &Token, expected: &str) -> Diagnostic {
+        self.err(t.pos, format!("unexpected {}", t.describe()))
             .expected(expected)
     }
 
+    /// Consumes punctuation `p` or fails with `expected`.
     fn expect_punct(&mut self, p: &str, expected: &str) -> Result<Token, Diagnostic> {
         let t = self.next()?;
         if t.is_punct(p) {
@@ -415,20 +436,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn enter(&mut self, pos: Pos) -> Result<(), Diagnostic> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(self
-                .err(pos, "nesting is too deep")
-                .expected(format!("at most {MAX_DEPTH} nested levels")));
-        }
-        Ok(())
-    }
-
-    fn leave(&mut self) {
-        self.depth -= 1;
-    }
-
+    /// Consumes punctuation `p` if it is next.
     fn eat_punct(&mut self, p: &str) -> Result<bool, Diagnostic> {
         if self.peek()?.is_punct(p) {
             self.next()?;
@@ -436,6 +444,57 @@ impl<'a> Parser<'a> {
         } else {
             Ok(false)
         }
+    }
+
+    /// Consumes an identifier or fails with `expected`.
+    fn expect_ident(&mut self, expected: &str) -> Result<(String, Pos), Diagnostic> {
+        let t = self.next()?;
+        match t.tok {
+            Tok::Ident(s) => Ok((s, t.pos)),
+            _ => Err(self.unexpected(&t, expected)),
+        }
+    }
+}
+
+/// A [`TokenParser`] that refuses absurdly deep nesting.
+pub(super) trait Nesting: TokenParser {
+    /// The current nesting depth.
+    fn depth(&mut self) -> &mut u32;
+
+    /// Goes one level deeper at `pos`; fails beyond [`MAX_DEPTH`] levels.
+    fn enter(&mut self, pos: Pos) -> Result<(), Diagnostic> {
+        *self.depth() += 1;
+        if *self.depth() > MAX_DEPTH {
+            return Err(self
+                .err(pos, "nesting is too deep")
+                .expected(format!("at most {MAX_DEPTH} nested levels")));
+        }
+        Ok(())
+    }
+
+    /// Comes back one level.
+    fn leave(&mut self) {
+        *self.depth() -= 1;
+    }
+}
+
+impl TokenParser for Parser<'_> {
+    fn file(&self) -> &str {
+        self.lx.file()
+    }
+
+    fn next(&mut self) -> Result<Token, Diagnostic> {
+        self.lx.next_token()
+    }
+
+    fn peek(&self) -> Result<Token, Diagnostic> {
+        self.lx.peek_token()
+    }
+}
+
+impl Nesting for Parser<'_> {
+    fn depth(&mut self) -> &mut u32 {
+        &mut self.depth
     }
 }
 
@@ -653,8 +712,21 @@ fn parse_preamble(p: &mut Parser<'_>) -> Result<(), Diagnostic> {
 
 /// `{ entries }` with an optional `;` after it.
 fn parse_init(p: &mut Parser<'_>) -> Result<Vec<InitEntry>, Diagnostic> {
-    p.expect_punct("{", "the init block '{'")?;
     let mut entries = Vec::new();
+    parse_init_block(p, |p| {
+        entries.push(parse_init_entry(p)?);
+        Ok(())
+    })?;
+    Ok(entries)
+}
+
+/// An init block `{ entry; ... }` with an optional `;` after it, for any
+/// front end: `entry` parses one entry.
+pub(super) fn parse_init_block<P: TokenParser>(
+    p: &mut P,
+    mut entry: impl FnMut(&mut P) -> Result<(), Diagnostic>,
+) -> Result<(), Diagnostic> {
+    p.expect_punct("{", "the init block '{'")?;
     loop {
         let t = p.peek()?;
         if t.is_punct("}") {
@@ -670,14 +742,14 @@ fn parse_init(p: &mut Parser<'_>) -> Result<Vec<InitEntry>, Diagnostic> {
                 .err(t.pos, "unexpected end of file in the init block")
                 .expected("'}'"));
         }
-        entries.push(parse_init_entry(p)?);
+        entry(p)?;
         let t = p.peek()?;
         if !(t.is_punct(";") || t.is_punct("}")) {
             return Err(p.unexpected(&t, "';' or '}' after an init entry"));
         }
     }
     p.eat_punct(";")?;
-    Ok(entries)
+    Ok(())
 }
 
 /// `[type] x = v`, `P0:r1 = v`, `0:EAX = v`, `[x] = v`.
@@ -690,14 +762,14 @@ fn parse_init_entry(p: &mut Parser<'_>) -> Result<InitEntry, Diagnostic> {
         match &t.tok {
             Tok::Int(n) => {
                 p.expect_punct(":", "':' after a thread number")?;
-                let (reg, _) = init_ident(p, "a register name")?;
+                let (reg, _) = p.expect_ident("a register name")?;
                 break InitTarget::Reg {
                     thread: usize::try_from(*n).unwrap_or(usize::MAX),
                     reg,
                 };
             }
             Tok::Punct("[") => {
-                let (name, _) = init_ident(p, "a location name")?;
+                let (name, _) = p.expect_ident("a location name")?;
                 p.expect_punct("]", "']'")?;
                 break InitTarget::Loc(name);
             }
@@ -710,7 +782,7 @@ fn parse_init_entry(p: &mut Parser<'_>) -> Result<InitEntry, Diagnostic> {
                             .expected("a thread like P0 before ':'"));
                     };
                     p.next()?;
-                    let (reg, _) = init_ident(p, "a register name")?;
+                    let (reg, _) = p.expect_ident("a register name")?;
                     break InitTarget::Reg { thread: n, reg };
                 }
                 if next.ident().is_some() || next.is_punct("*") {
@@ -745,7 +817,7 @@ fn parse_init_entry(p: &mut Parser<'_>) -> Result<InitEntry, Diagnostic> {
                 _ => return Err(p.unexpected(&n, "a number after '-'")),
             }
         }
-        Tok::Punct("&") => InitVal::Addr(init_ident(p, "a location name after '&'")?.0),
+        Tok::Punct("&") => InitVal::Addr(p.expect_ident("a location name after '&'")?.0),
         Tok::Ident(name) => InitVal::Addr(name.clone()),
         _ => return Err(p.unexpected(&t, "an initial value: a number, &x or x")),
     };
@@ -756,32 +828,24 @@ const PROXY_KINDS: &str = "a proxy kind: generic, surface, texture or constant";
 
 /// The rest of `y @ generic aliases x` after the `@`.
 fn parse_alias(p: &mut Parser<'_>, target: InitTarget, pos: Pos) -> Result<InitEntry, Diagnostic> {
-    let (kind, kpos) = init_ident(p, PROXY_KINDS)?;
+    let (kind, kpos) = p.expect_ident(PROXY_KINDS)?;
     let Some(proxy) = Proxy::from_name(&kind) else {
         return Err(p
             .err(kpos, format!("unknown proxy kind '{kind}'"))
             .expected(PROXY_KINDS));
     };
-    let (word, wpos) = init_ident(p, "'aliases'")?;
+    let (word, wpos) = p.expect_ident("'aliases'")?;
     if word != "aliases" {
         return Err(p
             .err(wpos, format!("unexpected '{word}'"))
             .expected(format!("'aliases' after '{kind}'")));
     }
-    let (of, opos) = init_ident(p, "the name of the aliased location")?;
+    let (of, opos) = p.expect_ident("the name of the aliased location")?;
     Ok(InitEntry {
         target,
         value: InitVal::Alias(proxy, of, opos),
         pos,
     })
-}
-
-fn init_ident(p: &mut Parser<'_>, expected: &str) -> Result<(String, Pos), Diagnostic> {
-    let t = p.next()?;
-    match t.tok {
-        Tok::Ident(s) => Ok((s, t.pos)),
-        _ => Err(p.unexpected(&t, expected)),
-    }
 }
 
 /// Applies init entries once the threads are known.
@@ -933,7 +997,7 @@ fn parse_thread_header(
     cell: &Cell,
     index: usize,
 ) -> Result<ThreadHeader, Diagnostic> {
-    let mut cur = Cursor::new(p.file(), p.lx.src(), &cell.toks, cell.end_pos);
+    let mut cur = Cursor::new(p.lx.file(), p.lx.src(), &cell.toks, cell.end_pos);
     let (name, pos) = match cur.peek().and_then(|t| t.ident().map(|s| (s, t.pos))) {
         Some(x) => x,
         None => return Err(cur.unexpected(HEADER_EXPECTED)),
@@ -1057,7 +1121,7 @@ fn parse_cell(
     th: &mut ThreadBuild,
     locs: &mut LocTable,
 ) -> Result<(), Diagnostic> {
-    let mut cur = Cursor::new(p.file(), p.lx.src(), &cell.toks, cell.end_pos);
+    let mut cur = Cursor::new(p.lx.file(), p.lx.src(), &cell.toks, cell.end_pos);
     let arch_tag = th.dialect.arch().name().to_string();
     // Leading labels `L:`.
     while let (Some(a), Some(b)) = (cur.peek(), cur.peek_at(1)) {
@@ -1444,11 +1508,11 @@ fn parse_term(
             }
         }
         Tok::Punct("&") => {
-            let (name, _) = init_ident(p, "a location name after '&'")?;
+            let (name, _) = p.expect_ident("a location name after '&'")?;
             Ok(Term::Const(Value::Addr(locs.id(&name))))
         }
         Tok::Punct("[") => {
-            let (name, _) = init_ident(p, "a location name")?;
+            let (name, _) = p.expect_ident("a location name")?;
             p.expect_punct("]", "']'")?;
             Ok(Term::Loc(locs.id(&name)))
         }
@@ -1486,7 +1550,7 @@ fn reg_term(
             .err(pos, format!("unknown thread P{thread}"))
             .expected(thread_range(n)));
     };
-    let (name, rpos) = init_ident(p, "a register name after ':'")?;
+    let (name, rpos) = p.expect_ident("a register name after ':'")?;
     let Some(reg) = th.dialect.normalize_reg(&name) else {
         return Err(p
             .err(rpos, format!("'{name}' is not a register"))

@@ -19,6 +19,7 @@
 
 use crate::diag::Diagnostic;
 use crate::ir::Pos;
+use crate::lex_util::{self, Scanner};
 
 /// What a token is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,22 +103,16 @@ pub fn is_ident_char(c: char) -> bool {
 /// An on-demand lexer. It is `Copy`, so the parser can peek by copying it.
 #[derive(Clone, Copy, Debug)]
 pub struct Lexer<'a> {
-    src: &'a str,
+    sc: Scanner<'a>,
     file: &'a str,
-    off: usize,
-    line: u32,
-    col: u32,
 }
 
 impl<'a> Lexer<'a> {
     /// A lexer at the start of `src`; `file` names it in diagnostics.
     pub fn new(file: &'a str, src: &'a str) -> Self {
         Lexer {
-            src,
+            sc: Scanner::new(src),
             file,
-            off: 0,
-            line: 1,
-            col: 1,
         }
     }
 
@@ -128,20 +123,17 @@ impl<'a> Lexer<'a> {
 
     /// The whole source.
     pub fn src(&self) -> &'a str {
-        self.src
+        self.sc.src()
     }
 
     /// Current position.
     pub fn pos(&self) -> Pos {
-        Pos {
-            line: self.line,
-            col: self.col,
-        }
+        self.sc.pos()
     }
 
     /// Current byte offset.
     pub fn offset(&self) -> usize {
-        self.off
+        self.sc.offset()
     }
 
     /// A diagnostic at `pos`.
@@ -151,26 +143,32 @@ impl<'a> Lexer<'a> {
 
     /// The next character, not consumed.
     pub fn peek_char(&self) -> Option<char> {
-        self.src[self.off..].chars().next()
+        self.sc.peek()
     }
 
     fn peek_char2(&self) -> Option<char> {
-        let mut it = self.src[self.off..].chars();
-        it.next();
-        it.next()
+        self.sc.peek_nth(1)
     }
 
     /// Consumes one character.
     pub fn bump(&mut self) -> Option<char> {
-        let c = self.peek_char()?;
-        self.off += c.len_utf8();
-        if c == '\n' {
-            self.line += 1;
-            self.col = 1;
-        } else {
-            self.col += 1;
-        }
-        Some(c)
+        self.sc.bump()
+    }
+
+    /// Consumes characters while `f` holds.
+    pub fn bump_while(&mut self, f: impl Fn(char) -> bool) {
+        self.sc.bump_while(f)
+    }
+
+    /// True when the rest of the source starts with `s`.
+    pub fn starts_with(&self, s: &str) -> bool {
+        self.sc.starts_with(s)
+    }
+
+    /// Consumes the first of `puncts` (longest first) the source continues
+    /// with, if any.
+    pub fn eat_one_of(&mut self, puncts: &'static [&'static str]) -> Option<&'static str> {
+        self.sc.eat_one_of(puncts)
     }
 
     /// Skips spaces and tabs (not newlines).
@@ -194,7 +192,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// Skips one (possibly nested) `(* ... *)` comment starting here.
-    fn skip_comment(&mut self) -> Result<(), Diagnostic> {
+    pub(super) fn skip_comment(&mut self) -> Result<(), Diagnostic> {
         let start = self.pos();
         self.bump();
         self.bump();
@@ -221,7 +219,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// Reads a double-quoted string starting at the current `"`.
-    fn read_string(&mut self) -> Result<String, Diagnostic> {
+    pub(super) fn read_string(&mut self) -> Result<String, Diagnostic> {
         let start = self.pos();
         self.bump();
         let mut out = String::new();
@@ -264,17 +262,12 @@ impl<'a> Lexer<'a> {
     pub fn read_word(&mut self) -> Option<(String, Pos)> {
         self.skip_inline_ws();
         let pos = self.pos();
-        let start = self.off;
-        while let Some(c) = self.peek_char() {
-            if c.is_whitespace() {
-                break;
-            }
-            self.bump();
-        }
-        if self.off == start {
+        let start = self.offset();
+        self.bump_while(|c| !c.is_whitespace());
+        if self.offset() == start {
             None
         } else {
-            Some((self.src[start..self.off].to_string(), pos))
+            Some((self.sc.since(start).to_string(), pos))
         }
     }
 
@@ -282,7 +275,7 @@ impl<'a> Lexer<'a> {
     pub fn next_token(&mut self) -> Result<Token, Diagnostic> {
         self.skip_ws()?;
         let pos = self.pos();
-        let start = self.off;
+        let start = self.offset();
         let Some(c) = self.peek_char() else {
             return Ok(Token {
                 tok: Tok::Eof,
@@ -293,21 +286,13 @@ impl<'a> Lexer<'a> {
         };
         let tok = if is_ident_start(c) {
             self.bump();
-            while self.peek_char().is_some_and(is_ident_char) {
-                self.bump();
-            }
-            Tok::Ident(self.src[start..self.off].to_string())
+            self.bump_while(is_ident_char);
+            Tok::Ident(self.sc.since(start).to_string())
         } else if c.is_ascii_digit() {
             self.read_number(pos)?
         } else if c == '"' {
             Tok::Str(self.read_string()?)
-        } else if let Some(p) = PUNCTS
-            .iter()
-            .find(|p| self.src[self.off..].starts_with(**p))
-        {
-            for _ in 0..p.len() {
-                self.bump();
-            }
+        } else if let Some(p) = self.eat_one_of(PUNCTS) {
             Tok::Punct(p)
         } else {
             return Err(self
@@ -318,33 +303,15 @@ impl<'a> Lexer<'a> {
             tok,
             pos,
             start,
-            end: self.off,
+            end: self.offset(),
         })
     }
 
     fn read_number(&mut self, pos: Pos) -> Result<Tok, Diagnostic> {
-        let start = self.off;
-        // Consume the whole alphanumeric run so that `12ab` is one bad number.
-        while self
-            .peek_char()
-            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-        {
-            self.bump();
-        }
-        let text = &self.src[start..self.off];
-        let parsed = if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"))
-        {
-            if hex.is_empty() || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
-                None
-            } else {
-                Some(i64::from_str_radix(hex, 16))
-            }
-        } else if text.chars().all(|c| c.is_ascii_digit()) {
-            Some(text.parse::<i64>())
-        } else {
-            None
-        };
-        match parsed {
+        let start = self.offset();
+        self.bump_while(lex_util::is_number_char);
+        let text = self.sc.since(start);
+        match lex_util::int_literal(text) {
             Some(Ok(v)) => Ok(Tok::Int(v)),
             Some(Err(_)) => Err(self
                 .error(pos, format!("number '{text}' is out of range"))
@@ -353,13 +320,6 @@ impl<'a> Lexer<'a> {
                 .error(pos, format!("bad number '{text}'"))
                 .expected("a decimal or 0x-prefixed hexadecimal integer")),
         }
-    }
-
-    /// Moves forward to byte offset `off` (a character boundary at or after
-    /// the current offset), keeping line and column right. Front ends that
-    /// tokenise a part of the file themselves use it to hand the rest back.
-    pub fn advance_to(&mut self, off: usize) {
-        while self.off < off && self.bump().is_some() {}
     }
 
     /// The next token without consuming it.

@@ -41,7 +41,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::common::{Cursor, Dialect, LocTable, ThreadCtx};
+use super::common::{Cursor, Dialect, LocTable, ThreadCtx, TokenParser};
 use super::lexer::{Lexer, Tok, Token};
 use super::ptx;
 use crate::diag::Diagnostic;
@@ -245,39 +245,17 @@ struct Parser<'a> {
     file: &'a str,
 }
 
-impl Parser<'_> {
+impl TokenParser for Parser<'_> {
+    fn file(&self) -> &str {
+        self.file
+    }
+
     fn next(&mut self) -> Result<Token, Diagnostic> {
         self.lx.next_token()
     }
 
     fn peek(&self) -> Result<Token, Diagnostic> {
         self.lx.peek_token()
-    }
-
-    fn err(&self, pos: Pos, msg: impl Into<String>) -> Diagnostic {
-        Diagnostic::new(self.file, pos, msg)
-    }
-
-    fn unexpected(&self, t: &Token, expected: &str) -> Diagnostic {
-        self.err(t.pos, format!("unexpected {}", t.describe()))
-            .expected(expected)
-    }
-
-    fn expect_punct(&mut self, p: &str, expected: &str) -> Result<Token, Diagnostic> {
-        let t = self.next()?;
-        if t.is_punct(p) {
-            Ok(t)
-        } else {
-            Err(self.unexpected(&t, expected))
-        }
-    }
-
-    fn ident(&mut self, expected: &str) -> Result<(String, Pos), Diagnostic> {
-        let t = self.next()?;
-        match t.tok {
-            Tok::Ident(s) => Ok((s, t.pos)),
-            _ => Err(self.unexpected(&t, expected)),
-        }
     }
 }
 
@@ -349,7 +327,7 @@ fn parse_instance_inner(file: &str, name: &str, src: &str) -> Result<Vec<Test>, 
         let prop = parse_or(&mut p, &reg_owner)?;
         let (cname, _) = if p.peek()?.is_ident("as") {
             p.next()?;
-            p.ident("a command name after 'as'")?
+            p.expect_ident("a command name after 'as'")?
         } else {
             (format!("command{}", commands.len()), t.pos)
         };
@@ -449,7 +427,7 @@ fn parse_addresses(p: &mut Parser<'_>, locs: &mut LocTable) -> Result<(), Diagno
     while p.peek()?.is_punct(".") {
         p.next()?;
         let (space, spos) =
-            p.ident("an address kind: global, shared, surfref, texref or conref")?;
+            p.expect_ident("an address kind: global, shared, surfref, texref or conref")?;
         let proxy = match space.as_str() {
             "global" | "shared" => Proxy::Generic,
             "surfref" => Proxy::Surface,
@@ -461,7 +439,7 @@ fn parse_addresses(p: &mut Parser<'_>, locs: &mut LocTable) -> Result<(), Diagno
                     .expected("global, shared, surfref, texref or conref"));
             }
         };
-        let (name, npos) = p.ident("an address name")?;
+        let (name, npos) = p.expect_ident("an address name")?;
         let t = p.next()?;
         if t.is_punct(";") {
             if proxy != Proxy::Generic {
@@ -488,7 +466,7 @@ fn parse_addresses(p: &mut Parser<'_>, locs: &mut LocTable) -> Result<(), Diagno
         if !a.is_ident("aliases") {
             return Err(p.unexpected(&a, "'aliases'"));
         }
-        let (of, opos) = p.ident("the aliased address")?;
+        let (of, opos) = p.expect_ident("the aliased address")?;
         if !locs.is_declared(&of) {
             return Err(p
                 .err(opos, format!("undeclared address '{of}'"))
@@ -520,7 +498,7 @@ fn parse_thread(
     threads: &mut Vec<ThreadBuild>,
     reg_owner: &mut HashMap<Reg, usize>,
 ) -> Result<(), Diagnostic> {
-    let (id_text, pos) = p.ident("a thread like d0.b0.t0")?;
+    let (id_text, pos) = p.expect_ident("a thread like d0.b0.t0")?;
     let Some((device, block, _)) = thread_id(&id_text) else {
         return Err(p
             .err(pos, format!("'{id_text}' is not a thread"))

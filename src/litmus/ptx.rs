@@ -182,6 +182,16 @@ struct Spec {
     extra: &'static [&'static str],
 }
 
+/// A mnemonic that takes no qualifier; other specs are built from it.
+const NO_QUALS: Spec = Spec {
+    sems: &[],
+    scopes: false,
+    ops: &[],
+    spaces: false,
+    types: false,
+    extra: &[],
+};
+
 #[derive(Default)]
 struct Quals {
     sem: Option<(Sem, Pos)>,
@@ -198,6 +208,30 @@ fn dotted_list(items: &[&str]) -> String {
         [init @ .., last] => format!("{} or {last}", init.join(", ")),
     }
 }
+
+/// A mnemonic as written: `atom.acq_rel.gpu.add` is base `atom` with its
+/// qualifiers.
+struct Mnemonic<'m> {
+    base: &'m str,
+    /// The qualifiers after the base, without their dots, with positions.
+    quals: &'m [(String, Pos)],
+    /// Position of the mnemonic.
+    pos: Pos,
+}
+
+impl Mnemonic<'_> {
+    /// Just after the last qualifier (the current position when there is
+    /// none), where a missing qualifier is reported.
+    fn end(&self, cur: &Cursor<'_>) -> Pos {
+        self.quals.last().map_or(cur.pos(), |(n, p)| Pos {
+            line: p.line,
+            col: p.col + n.chars().count() as u32,
+        })
+    }
+}
+
+/// An instruction and its tags (without the arch tag), or why not.
+type Parsed = Result<(InstrKind, Vec<String>), Diagnostic>;
 
 fn sem_list(sems: &[Sem]) -> String {
     let names: Vec<&str> = sems.iter().map(|s| s.name()).collect();
@@ -228,12 +262,8 @@ fn split_mnemonic(
     Ok(out)
 }
 
-fn parse_quals(
-    cur: &Cursor<'_>,
-    base: &str,
-    quals: &[(String, Pos)],
-    spec: &Spec,
-) -> Result<Quals, Diagnostic> {
+fn parse_quals(cur: &Cursor<'_>, m: &Mnemonic<'_>, spec: &Spec) -> Result<Quals, Diagnostic> {
+    let (base, quals) = (m.base, m.quals);
     let mut q = Quals::default();
     let mut prev_sem_needs_scope = false;
     for (name, pos) in quals {
@@ -348,6 +378,15 @@ fn is_register(name: &str, ctx: &ThreadCtx<'_>) -> bool {
     looks_like_register(name)
 }
 
+/// The address `[name]` denotes: the register `name` or the location `name`.
+fn mem_address(name: &str, ctx: &mut ThreadCtx<'_>) -> Address {
+    if is_register(name, ctx) {
+        Address::Reg(name.to_string())
+    } else {
+        Address::Loc(ctx.locs.id(name))
+    }
+}
+
 /// `%name` or `r<digits>`.
 pub fn looks_like_register(name: &str) -> bool {
     if let Some(rest) = name.strip_prefix('%') {
@@ -369,22 +408,8 @@ fn parse_operand(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Opnd, 
         return Ok(Opnd::AddrOf(name.to_string(), pos));
     }
     if cur.eat_punct("[") {
-        let (name, _) = cur.expect_ident("a location or a register inside '[ ]'")?;
-        if cur
-            .peek()
-            .is_some_and(|t| t.is_punct("+") || t.is_punct("-"))
-        {
-            return Err(cur
-                .error(cur.pos(), "address offsets are not supported")
-                .expected("']'"));
-        }
-        cur.expect_punct("]", "']'")?;
-        let addr = if is_register(name, ctx) {
-            Address::Reg(name.to_string())
-        } else {
-            Address::Loc(ctx.locs.id(name))
-        };
-        return Ok(Opnd::Mem(addr, pos));
+        let name = cur.expect_bracketed_name()?;
+        return Ok(Opnd::Mem(mem_address(name, ctx), pos));
     }
     match cur.peek().map(|t| &t.tok) {
         Some(Tok::Ident(name)) => {
@@ -403,8 +428,9 @@ fn comma(cur: &mut Cursor<'_>) -> Result<(), Diagnostic> {
     cur.expect_punct(",", "',' between operands").map(|_| ())
 }
 
-fn dst_reg(cur: &Cursor<'_>, o: Opnd) -> Result<Reg, Diagnostic> {
-    match o {
+/// A destination operand: a register.
+fn dst_operand(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Reg, Diagnostic> {
+    match parse_operand(cur, ctx)? {
         Opnd::Reg(r, _) => Ok(r),
         Opnd::Loc(n, p) => Err(cur
             .error(p, format!("'{n}' is not a register"))
@@ -426,6 +452,18 @@ fn value(cur: &Cursor<'_>, ctx: &mut ThreadCtx<'_>, o: Opnd) -> Result<Operand, 
     }
 }
 
+/// A value operand: a register, a number or a location's address.
+fn value_operand(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Operand, Diagnostic> {
+    let o = parse_operand(cur, ctx)?;
+    value(cur, ctx, o)
+}
+
+/// The address operand of a store or an atomic ([`parse_proxy_address`]).
+fn address_operand(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Address, Diagnostic> {
+    let o = parse_proxy_address(cur, ctx)?;
+    address(cur, ctx, o)
+}
+
 fn address(cur: &Cursor<'_>, ctx: &mut ThreadCtx<'_>, o: Opnd) -> Result<Address, Diagnostic> {
     match o {
         Opnd::Mem(a, _) => Ok(a),
@@ -437,10 +475,7 @@ fn address(cur: &Cursor<'_>, ctx: &mut ThreadCtx<'_>, o: Opnd) -> Result<Address
     }
 }
 
-fn parse_instr(
-    cur: &mut Cursor<'_>,
-    ctx: &mut ThreadCtx<'_>,
-) -> Result<(InstrKind, Vec<String>), Diagnostic> {
+fn parse_instr(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Parsed {
     let Some(first) = cur.peek() else {
         return Err(cur.unexpected("an instruction"));
     };
@@ -453,26 +488,19 @@ fn parse_instr(
             .expected(format!("an instruction: {MNEMONICS}")));
     }
     let Some(text) = first.ident() else {
-        return Err(cur
-            .error(first.pos, format!("unexpected {}", first.describe()))
-            .expected(format!("an instruction: {MNEMONICS}")));
+        return Err(cur.unexpected(&format!("an instruction: {MNEMONICS}")));
     };
-    let mpos = first.pos;
-    let parts = split_mnemonic(cur, text, mpos)?;
+    let parts = split_mnemonic(cur, text, first.pos)?;
     cur.next_tok();
-    let base = parts[0].0.as_str();
-    let quals = &parts[1..];
-    let no_quals = Spec {
-        sems: &[],
-        scopes: false,
-        ops: &[],
-        spaces: false,
-        types: false,
-        extra: &[],
+    let m = Mnemonic {
+        base: parts[0].0.as_str(),
+        quals: &parts[1..],
+        pos: first.pos,
     };
+    let (base, quals) = (m.base, m.quals);
     let typed = Spec {
         types: true,
-        ..no_quals
+        ..NO_QUALS
     };
     match base {
         "ld" => {
@@ -482,7 +510,7 @@ fn parse_instr(
             } else {
                 Proxy::Generic
             };
-            parse_ld(cur, ctx, base, quals, proxy)
+            parse_ld(cur, ctx, &m, proxy)
         }
         "st" => {
             if let Some((_, p)) = quals.iter().find(|(n, _)| n == "const") {
@@ -490,24 +518,22 @@ fn parse_instr(
                     .error(*p, "the constant state space is read-only")
                     .expected("st.global, st.shared or st without a state space"));
             }
-            parse_st(cur, ctx, base, quals, Proxy::Generic)
+            parse_st(cur, ctx, &m, Proxy::Generic)
         }
-        "sust" => parse_st(cur, ctx, base, quals, Proxy::Surface),
-        "suld" => parse_ld(cur, ctx, base, quals, Proxy::Surface),
-        "tld" | "tex" => parse_ld(cur, ctx, base, quals, Proxy::Texture),
-        "ldc" | "cold" => parse_ld(cur, ctx, base, quals, Proxy::Constant),
-        "atom" | "red" => parse_atom(cur, ctx, base, quals, Proxy::Generic),
-        "suatom" | "sured" => parse_atom(cur, ctx, base, quals, Proxy::Surface),
-        "fence" => parse_fence(cur, quals),
-        "membar" => parse_membar(cur, quals, mpos),
-        "bar" | "barrier" => parse_barrier(cur, ctx, base, quals, mpos),
+        "sust" => parse_st(cur, ctx, &m, Proxy::Surface),
+        "suld" => parse_ld(cur, ctx, &m, Proxy::Surface),
+        "tld" | "tex" => parse_ld(cur, ctx, &m, Proxy::Texture),
+        "ldc" | "cold" => parse_ld(cur, ctx, &m, Proxy::Constant),
+        "atom" | "red" => parse_atom(cur, ctx, &m, Proxy::Generic),
+        "suatom" | "sured" => parse_atom(cur, ctx, &m, Proxy::Surface),
+        "fence" => parse_fence(cur, &m),
+        "membar" => parse_membar(cur, &m),
+        "bar" | "barrier" => parse_barrier(cur, ctx, &m),
         "mov" => {
-            parse_quals(cur, base, quals, &typed)?;
-            let dst = parse_operand(cur, ctx)?;
-            let dst = dst_reg(cur, dst)?;
+            parse_quals(cur, &m, &typed)?;
+            let dst = dst_operand(cur, ctx)?;
             comma(cur)?;
-            let src = parse_operand(cur, ctx)?;
-            let src = value(cur, ctx, src)?;
+            let src = value_operand(cur, ctx)?;
             Ok((InstrKind::Mov { dst, src }, vec![]))
         }
         "add" | "sub" | "mul" | "and" | "or" | "xor" | "min" | "max" => {
@@ -515,7 +541,7 @@ fn parse_instr(
                 extra: if base == "mul" { &["lo"] } else { &[] },
                 ..typed
             };
-            parse_quals(cur, base, quals, &spec)?;
+            parse_quals(cur, &m, &spec)?;
             let op = match base {
                 "add" => BinOp::Add,
                 "sub" => BinOp::Sub,
@@ -526,18 +552,15 @@ fn parse_instr(
                 "min" => BinOp::Min,
                 _ => BinOp::Max,
             };
-            let dst = parse_operand(cur, ctx)?;
-            let dst = dst_reg(cur, dst)?;
+            let dst = dst_operand(cur, ctx)?;
             comma(cur)?;
-            let a = parse_operand(cur, ctx)?;
-            let a = value(cur, ctx, a)?;
+            let a = value_operand(cur, ctx)?;
             comma(cur)?;
-            let b = parse_operand(cur, ctx)?;
-            let b = value(cur, ctx, b)?;
+            let b = value_operand(cur, ctx)?;
             Ok((InstrKind::Op { dst, op, a, b }, vec![]))
         }
         "beq" | "bne" | "blt" | "bgt" | "ble" | "bge" => {
-            parse_quals(cur, base, quals, &no_quals)?;
+            parse_quals(cur, &m, &NO_QUALS)?;
             let cmp = match base {
                 "beq" => CmpOp::Eq,
                 "bne" => CmpOp::Ne,
@@ -546,11 +569,9 @@ fn parse_instr(
                 "ble" => CmpOp::Le,
                 _ => CmpOp::Ge,
             };
-            let a = parse_operand(cur, ctx)?;
-            let a = value(cur, ctx, a)?;
+            let a = value_operand(cur, ctx)?;
             comma(cur)?;
-            let b = parse_operand(cur, ctx)?;
-            let b = value(cur, ctx, b)?;
+            let b = value_operand(cur, ctx)?;
             comma(cur)?;
             let (target, _) = cur.expect_ident("a label")?;
             Ok((
@@ -566,9 +587,9 @@ fn parse_instr(
         "goto" | "bra" => {
             let spec = Spec {
                 extra: if base == "bra" { &["uni"] } else { &[] },
-                ..no_quals
+                ..NO_QUALS
             };
-            parse_quals(cur, base, quals, &spec)?;
+            parse_quals(cur, &m, &spec)?;
             let (target, _) = cur.expect_ident("a label")?;
             Ok((
                 InstrKind::Goto {
@@ -578,7 +599,7 @@ fn parse_instr(
             ))
         }
         _ => Err(cur
-            .error(mpos, format!("unsupported instruction '{text}'"))
+            .error(m.pos, format!("unsupported instruction '{text}'"))
             .expected(MNEMONICS)),
     }
 }
@@ -636,6 +657,32 @@ fn proxy_sems(proxy: Proxy, generic: &'static [Sem]) -> &'static [Sem] {
     }
 }
 
+/// The qualifiers of a memory access through `proxy`: state spaces and
+/// types; semantics and scopes as [`proxy_sems`] allows (texture and constant
+/// fetches are weak and unscoped); the geometry of surface and texture
+/// accesses. Stores and atomics only come in generic and surface forms.
+fn access_quals(
+    cur: &Cursor<'_>,
+    m: &Mnemonic<'_>,
+    proxy: Proxy,
+    sems: &'static [Sem],
+    ops: &'static [&'static str],
+) -> Result<Quals, Diagnostic> {
+    let spec = Spec {
+        sems: proxy_sems(proxy, sems),
+        scopes: matches!(proxy, Proxy::Generic | Proxy::Surface),
+        ops,
+        spaces: true,
+        types: true,
+        extra: if matches!(proxy, Proxy::Surface | Proxy::Texture) {
+            GEOMETRY
+        } else {
+            &[]
+        },
+    };
+    parse_quals(cur, m, &spec)
+}
+
 /// Tags of a memory instruction: its semantics and scope tags, plus the
 /// proxy tag when it is not the generic proxy (the executor tags every
 /// other memory event `GENERIC`).
@@ -668,44 +715,23 @@ fn parse_proxy_address(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<
             Some(_) => {}
         }
     }
-    let addr = if is_register(name, ctx) {
-        Address::Reg(name.to_string())
-    } else {
-        Address::Loc(ctx.locs.id(name))
-    };
-    Ok(Opnd::Mem(addr, pos))
+    Ok(Opnd::Mem(mem_address(name, ctx), pos))
 }
 
 fn parse_ld(
     cur: &mut Cursor<'_>,
     ctx: &mut ThreadCtx<'_>,
-    base: &str,
-    quals: &[(String, Pos)],
+    m: &Mnemonic<'_>,
     proxy: Proxy,
-) -> Result<(InstrKind, Vec<String>), Diagnostic> {
-    let spec = Spec {
-        sems: proxy_sems(
-            proxy,
-            &[Sem::Weak, Sem::Relaxed, Sem::Acquire, Sem::Volatile],
-        ),
-        scopes: matches!(proxy, Proxy::Generic | Proxy::Surface),
-        ops: &[],
-        spaces: true,
-        types: true,
-        extra: if matches!(proxy, Proxy::Surface | Proxy::Texture) {
-            GEOMETRY
-        } else {
-            &[]
-        },
-    };
-    let q = parse_quals(cur, base, quals, &spec)?;
-    let dst = parse_operand(cur, ctx)?;
-    let dst = dst_reg(cur, dst)?;
+) -> Parsed {
+    let sems = &[Sem::Weak, Sem::Relaxed, Sem::Acquire, Sem::Volatile];
+    let q = access_quals(cur, m, proxy, sems, &[])?;
+    let dst = dst_operand(cur, ctx)?;
     comma(cur)?;
     let src = parse_proxy_address(cur, ctx)?;
     if let (Opnd::Imm(_, p), false) = (&src, proxy == Proxy::Generic) {
         return Err(cur
-            .error(*p, format!("'{base}' needs a memory operand"))
+            .error(*p, format!("'{}' needs a memory operand", m.base))
             .expected("a location, [location] or a register holding an address"));
     }
     if let Opnd::Imm(v, _) = src {
@@ -745,61 +771,32 @@ fn parse_ld(
 fn parse_st(
     cur: &mut Cursor<'_>,
     ctx: &mut ThreadCtx<'_>,
-    base: &str,
-    quals: &[(String, Pos)],
+    m: &Mnemonic<'_>,
     proxy: Proxy,
-) -> Result<(InstrKind, Vec<String>), Diagnostic> {
-    let spec = Spec {
-        sems: &[Sem::Weak, Sem::Relaxed, Sem::Release, Sem::Volatile],
-        scopes: true,
-        ops: &[],
-        spaces: true,
-        types: true,
-        extra: if proxy == Proxy::Surface {
-            GEOMETRY
-        } else {
-            &[]
-        },
-    };
-    let q = parse_quals(cur, base, quals, &spec)?;
+) -> Parsed {
+    let sems = &[Sem::Weak, Sem::Relaxed, Sem::Release, Sem::Volatile];
+    let q = access_quals(cur, m, proxy, sems, &[])?;
     let tags = with_proxy(access_tags(cur, "st", &q)?, proxy);
-    let a = parse_proxy_address(cur, ctx)?;
-    let addr = address(cur, ctx, a)?;
+    let addr = address_operand(cur, ctx)?;
     comma(cur)?;
-    let v = parse_operand(cur, ctx)?;
-    let src = value(cur, ctx, v)?;
+    let src = value_operand(cur, ctx)?;
     Ok((InstrKind::Store { addr, src }, tags))
 }
 
 fn parse_atom(
     cur: &mut Cursor<'_>,
     ctx: &mut ThreadCtx<'_>,
-    base: &str,
-    quals: &[(String, Pos)],
+    m: &Mnemonic<'_>,
     proxy: Proxy,
-) -> Result<(InstrKind, Vec<String>), Diagnostic> {
+) -> Parsed {
+    let base = m.base;
     let is_red = base == "red" || base == "sured";
     let ops = if is_red { RED_OPS } else { ATOM_OPS };
-    let spec = Spec {
-        sems: &[Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel],
-        scopes: true,
-        ops,
-        spaces: true,
-        types: true,
-        extra: if proxy == Proxy::Surface {
-            GEOMETRY
-        } else {
-            &[]
-        },
-    };
-    let q = parse_quals(cur, base, quals, &spec)?;
+    let sems = &[Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel];
+    let q = access_quals(cur, m, proxy, sems, ops)?;
     let Some((op, _)) = q.op.clone() else {
-        let end = quals.last().map_or(cur.pos(), |(n, p)| Pos {
-            line: p.line,
-            col: p.col + n.chars().count() as u32,
-        });
         return Err(cur
-            .error(end, format!("'{base}' needs an operation"))
+            .error(m.end(cur), format!("'{base}' needs an operation"))
             .expected(dotted_list(ops)));
     };
     let sem = q.sem.map_or(Sem::Relaxed, |(s, _)| s);
@@ -809,16 +806,13 @@ fn parse_atom(
     let dst = if is_red {
         None
     } else {
-        let d = parse_operand(cur, ctx)?;
-        let d = dst_reg(cur, d)?;
+        let d = dst_operand(cur, ctx)?;
         comma(cur)?;
         Some(d)
     };
-    let a = parse_proxy_address(cur, ctx)?;
-    let addr = address(cur, ctx, a)?;
+    let addr = address_operand(cur, ctx)?;
     comma(cur)?;
-    let v = parse_operand(cur, ctx)?;
-    let v = value(cur, ctx, v)?;
+    let v = value_operand(cur, ctx)?;
     let rmw = match op.as_str() {
         "add" => RmwOp::Bin(BinOp::Add, v),
         "sub" => RmwOp::Bin(BinOp::Sub, v),
@@ -833,8 +827,7 @@ fn parse_atom(
         _ => {
             // cas: expected, new
             comma(cur)?;
-            let n = parse_operand(cur, ctx)?;
-            let new = value(cur, ctx, n)?;
+            let new = value_operand(cur, ctx)?;
             RmwOp::Cas { expected: v, new }
         }
     };
@@ -845,21 +838,15 @@ const PROXY_FENCE_KINDS: &str = ".alias, .surface, .texture or .constant";
 
 /// `fence.proxy.<kind>` (and NVLitmus's `fence.alias`): a proxy fence tagged
 /// `PROXY` plus `ALIAS` or the proxy's tag. It has no semantics or scope.
-fn parse_proxy_fence(
-    cur: &Cursor<'_>,
-    quals: &[(String, Pos)],
-) -> Result<(InstrKind, Vec<String>), Diagnostic> {
+fn parse_proxy_fence(cur: &Cursor<'_>, m: &Mnemonic<'_>) -> Parsed {
+    let quals = m.quals;
     let kinds: &[(String, Pos)] = match quals.first() {
         Some((n, _)) if n == "proxy" => &quals[1..],
         _ => quals, // fence.alias
     };
     let Some((kind, kpos)) = kinds.first() else {
-        let at = quals.last().map_or(cur.pos(), |(n, p)| Pos {
-            line: p.line,
-            col: p.col + n.chars().count() as u32,
-        });
         return Err(cur
-            .error(at, "'fence.proxy' needs a proxy kind")
+            .error(m.end(cur), "'fence.proxy' needs a proxy kind")
             .expected(PROXY_FENCE_KINDS));
     };
     if let Some((n, p)) = kinds.get(1) {
@@ -884,25 +871,19 @@ fn parse_proxy_fence(
     Ok((InstrKind::Fence, vec!["PROXY".to_string(), tag.to_string()]))
 }
 
-fn parse_fence(
-    cur: &mut Cursor<'_>,
-    quals: &[(String, Pos)],
-) -> Result<(InstrKind, Vec<String>), Diagnostic> {
-    if quals
+fn parse_fence(cur: &mut Cursor<'_>, m: &Mnemonic<'_>) -> Parsed {
+    if m.quals
         .first()
         .is_some_and(|(n, _)| n == "proxy" || n == "alias")
     {
-        return parse_proxy_fence(cur, quals);
+        return parse_proxy_fence(cur, m);
     }
     let spec = Spec {
         sems: &[Sem::Sc, Sem::AcqRel, Sem::Acquire, Sem::Release],
         scopes: true,
-        ops: &[],
-        spaces: false,
-        types: false,
-        extra: &[],
+        ..NO_QUALS
     };
-    let q = parse_quals(cur, "fence", quals, &spec)?;
+    let q = parse_quals(cur, m, &spec)?;
     let sem = q.sem.map_or(Sem::AcqRel, |(s, _)| s);
     let Some((scope, _)) = q.scope else {
         let at = q.sem.map_or(cur.pos(), |(_, p)| p);
@@ -916,13 +897,9 @@ fn parse_fence(
     ))
 }
 
-fn parse_membar(
-    cur: &mut Cursor<'_>,
-    quals: &[(String, Pos)],
-    mpos: Pos,
-) -> Result<(InstrKind, Vec<String>), Diagnostic> {
+fn parse_membar(cur: &mut Cursor<'_>, m: &Mnemonic<'_>) -> Parsed {
     let expected = ".cta, .gl or .sys";
-    let scope = match quals {
+    let scope = match m.quals {
         [(n, p)] => match n.as_str() {
             "cta" => "CTA",
             "gl" => "GPU",
@@ -934,7 +911,9 @@ fn parse_membar(
             }
         },
         [] => {
-            return Err(cur.error(mpos, "'membar' needs a level").expected(expected));
+            return Err(cur
+                .error(m.pos, "'membar' needs a level")
+                .expected(expected));
         }
         [_, (n, p), ..] => {
             return Err(cur
@@ -945,27 +924,18 @@ fn parse_membar(
     Ok((InstrKind::Fence, vec!["SC".to_string(), scope.to_string()]))
 }
 
-fn parse_barrier(
-    cur: &mut Cursor<'_>,
-    ctx: &mut ThreadCtx<'_>,
-    base: &str,
-    quals: &[(String, Pos)],
-    mpos: Pos,
-) -> Result<(InstrKind, Vec<String>), Diagnostic> {
+fn parse_barrier(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>, m: &Mnemonic<'_>) -> Parsed {
+    let base = m.base;
     let spec = Spec {
-        sems: &[],
-        scopes: false,
-        ops: &[],
-        spaces: false,
-        types: false,
         extra: &["cta", "sync", "arrive", "aligned"],
+        ..NO_QUALS
     };
-    if let Some((_, p)) = quals.iter().find(|(n, _)| n == "red") {
+    if let Some((_, p)) = m.quals.iter().find(|(n, _)| n == "red") {
         return Err(cur
             .error(*p, format!("unsupported instruction '{base}.red'"))
             .expected(format!("{base}.sync or {base}.arrive")));
     }
-    let q = parse_quals(cur, base, quals, &spec)?;
+    let q = parse_quals(cur, m, &spec)?;
     let mut kind: Option<(BarrierKind, Pos)> = None;
     for (n, p) in &q.extra {
         let k = match n.as_str() {
@@ -982,7 +952,7 @@ fn parse_barrier(
     }
     let Some((kind, _)) = kind else {
         return Err(cur
-            .error(mpos, format!("'{base}' needs an operation"))
+            .error(m.pos, format!("'{base}' needs an operation"))
             .expected(format!("{base}.sync or {base}.arrive")));
     };
     let a = parse_operand(cur, ctx)?;

@@ -108,16 +108,7 @@ fn parse_operand(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Opnd, 
         return Ok(Opnd::Imm(v, pos));
     }
     if cur.eat_punct("[") {
-        let (name, _) = cur.expect_ident("a location or a register inside '[ ]'")?;
-        if cur
-            .peek()
-            .is_some_and(|t| t.is_punct("+") || t.is_punct("-"))
-        {
-            return Err(cur
-                .error(cur.pos(), "address offsets are not supported")
-                .expected("']'"));
-        }
-        cur.expect_punct("]", "']'")?;
+        let name = cur.expect_bracketed_name()?;
         let addr = match register(name) {
             Some(r) => Address::Reg(r),
             None => Address::Loc(ctx.locs.id(name)),
@@ -159,8 +150,29 @@ fn reg(cur: &Cursor<'_>, o: Opnd) -> Result<Reg, Diagnostic> {
     }
 }
 
-fn mem(cur: &Cursor<'_>, o: Opnd) -> Result<Address, Diagnostic> {
-    match o {
+/// A value operand: a register or an immediate.
+fn value_operand(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Operand, Diagnostic> {
+    let o = parse_operand(cur, ctx)?;
+    value(cur, o)
+}
+
+/// The second operand of `ADD`...`XOR` (`, v`), or the 1 of `INC`/`DEC`
+/// (`unary`).
+fn arith_source(
+    cur: &mut Cursor<'_>,
+    ctx: &mut ThreadCtx<'_>,
+    unary: bool,
+) -> Result<Operand, Diagnostic> {
+    if unary {
+        return Ok(Operand::Imm(Value::Int(1)));
+    }
+    comma(cur)?;
+    value_operand(cur, ctx)
+}
+
+/// A memory operand `[x]` or `[register]`.
+fn mem_operand(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Address, Diagnostic> {
+    match parse_operand(cur, ctx)? {
         Opnd::Mem(a, _) => Ok(a),
         o => Err(cur
             .error(o.pos(), "expected a memory operand")
@@ -175,9 +187,7 @@ fn parse_instr(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Parsed, 
         return Err(cur.unexpected("an instruction"));
     };
     let Some(text) = first.ident() else {
-        return Err(cur
-            .error(first.pos, format!("unexpected {}", first.describe()))
-            .expected(format!("an instruction: {MNEMONICS}")));
+        return Err(cur.unexpected(&format!("an instruction: {MNEMONICS}")));
     };
     let mpos = first.pos;
     cur.next_tok();
@@ -250,7 +260,9 @@ fn parse_instr(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Parsed, 
                 .error(mpos, format!("'{text}' without LOCK is not supported"))
                 .expected(format!("LOCK {m}")));
         }
-        "ADD" | "SUB" | "AND" | "OR" | "XOR" => {
+        "ADD" | "SUB" | "AND" | "OR" | "XOR" | "INC" | "DEC" => {
+            let unary = matches!(m.as_str(), "INC" | "DEC");
+            let operands = if unary { "" } else { ", v" };
             let d = parse_operand(cur, ctx)?;
             if let Opnd::Mem(_, p) = d {
                 return Err(cur
@@ -258,43 +270,20 @@ fn parse_instr(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Parsed, 
                         p,
                         format!("'{text}' on memory without LOCK is not supported"),
                     )
-                    .expected(format!("LOCK {m} [x], v or {m} register, v")));
+                    .expected(format!("LOCK {m} [x]{operands} or {m} register{operands}")));
             }
             let dst = reg(cur, d)?;
-            comma(cur)?;
-            let s = parse_operand(cur, ctx)?;
-            let b = value(cur, s)?;
             InstrKind::Op {
                 dst: dst.clone(),
                 op: binop(&m),
                 a: Operand::Reg(dst),
-                b,
-            }
-        }
-        "INC" | "DEC" => {
-            let d = parse_operand(cur, ctx)?;
-            if let Opnd::Mem(_, p) = d {
-                return Err(cur
-                    .error(
-                        p,
-                        format!("'{text}' on memory without LOCK is not supported"),
-                    )
-                    .expected(format!("LOCK {m} [x] or {m} register")));
-            }
-            let dst = reg(cur, d)?;
-            InstrKind::Op {
-                dst: dst.clone(),
-                op: if m == "INC" { BinOp::Add } else { BinOp::Sub },
-                a: Operand::Reg(dst),
-                b: Operand::Imm(Value::Int(1)),
+                b: arith_source(cur, ctx, unary)?,
             }
         }
         "CMP" => {
-            let a = parse_operand(cur, ctx)?;
-            let a = value(cur, a)?;
+            let a = value_operand(cur, ctx)?;
             comma(cur)?;
-            let b = parse_operand(cur, ctx)?;
-            let b = value(cur, b)?;
+            let b = value_operand(cur, ctx)?;
             *ctx.flags = Some((a, b));
             return Ok(None);
         }
@@ -313,10 +302,11 @@ fn parse_instr(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Parsed, 
     Ok(Some((kind, &[])))
 }
 
+/// The operation of `ADD`...`XOR`, `INC` and `DEC`.
 fn binop(m: &str) -> BinOp {
     match m {
-        "ADD" => BinOp::Add,
-        "SUB" => BinOp::Sub,
+        "ADD" | "INC" => BinOp::Add,
+        "SUB" | "DEC" => BinOp::Sub,
         "AND" => BinOp::And,
         "OR" => BinOp::Or,
         _ => BinOp::Xor,
@@ -342,8 +332,7 @@ fn parse_locked(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Parsed,
     let m = text.to_ascii_uppercase();
     let kind = match m.as_str() {
         "XADD" | "XCHG" | "CMPXCHG" => {
-            let a = parse_operand(cur, ctx)?;
-            let addr = mem(cur, a)?;
+            let addr = mem_operand(cur, ctx)?;
             comma(cur)?;
             let r = parse_operand(cur, ctx)?;
             let r = reg(cur, r)?;
@@ -368,28 +357,13 @@ fn parse_locked(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>) -> Result<Parsed,
                 },
             }
         }
-        "ADD" | "SUB" | "AND" | "OR" | "XOR" => {
-            let a = parse_operand(cur, ctx)?;
-            let addr = mem(cur, a)?;
-            comma(cur)?;
-            let v = parse_operand(cur, ctx)?;
-            let v = value(cur, v)?;
+        "ADD" | "SUB" | "AND" | "OR" | "XOR" | "INC" | "DEC" => {
+            let addr = mem_operand(cur, ctx)?;
+            let v = arith_source(cur, ctx, matches!(m.as_str(), "INC" | "DEC"))?;
             InstrKind::Rmw {
                 dst: None,
                 addr,
                 op: RmwOp::Bin(binop(&m), v),
-            }
-        }
-        "INC" | "DEC" => {
-            let a = parse_operand(cur, ctx)?;
-            let addr = mem(cur, a)?;
-            InstrKind::Rmw {
-                dst: None,
-                addr,
-                op: RmwOp::Bin(
-                    if m == "INC" { BinOp::Add } else { BinOp::Sub },
-                    Operand::Imm(Value::Int(1)),
-                ),
             }
         }
         _ => {

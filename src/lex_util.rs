@@ -1,0 +1,122 @@
+//! Character-level scanning shared by the lexers of cat models
+//! ([`crate::cat::lexer`]), litmus tests ([`crate::litmus::lexer`]) and C
+//! thread code. Each lexer keeps its own tokens; this module only walks the
+//! text and reads integer literals.
+
+use std::num::ParseIntError;
+
+use crate::ir::Pos;
+
+/// A cursor over source text that knows the line and column (1-based, in
+/// characters) of its byte offset. It is `Copy`, so a lexer can look ahead
+/// by copying it.
+#[derive(Clone, Copy, Debug)]
+pub struct Scanner<'a> {
+    src: &'a str,
+    off: usize,
+    line: u32,
+    col: u32,
+}
+
+impl<'a> Scanner<'a> {
+    /// A scanner at the start of `src`.
+    pub fn new(src: &'a str) -> Self {
+        Scanner {
+            src,
+            off: 0,
+            line: 1,
+            col: 1,
+        }
+    }
+
+    /// The whole source.
+    pub fn src(&self) -> &'a str {
+        self.src
+    }
+
+    /// Current byte offset.
+    pub fn offset(&self) -> usize {
+        self.off
+    }
+
+    /// Current position.
+    pub fn pos(&self) -> Pos {
+        Pos {
+            line: self.line,
+            col: self.col,
+        }
+    }
+
+    /// The text from byte offset `start` to the current offset.
+    pub fn since(&self, start: usize) -> &'a str {
+        &self.src[start..self.off]
+    }
+
+    /// True when the rest of the text starts with `s`.
+    pub fn starts_with(&self, s: &str) -> bool {
+        self.src[self.off..].starts_with(s)
+    }
+
+    /// The next character, not consumed.
+    pub fn peek(&self) -> Option<char> {
+        self.peek_nth(0)
+    }
+
+    /// The character `k` places ahead of the next one, not consumed.
+    pub fn peek_nth(&self, k: usize) -> Option<char> {
+        self.src[self.off..].chars().nth(k)
+    }
+
+    /// Consumes one character.
+    pub fn bump(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.off += c.len_utf8();
+        if c == '\n' {
+            self.line += 1;
+            self.col = 1;
+        } else {
+            self.col += 1;
+        }
+        Some(c)
+    }
+
+    /// Consumes characters while `f` holds.
+    pub fn bump_while(&mut self, f: impl Fn(char) -> bool) {
+        while self.peek().is_some_and(&f) {
+            self.bump();
+        }
+    }
+
+    /// Consumes the first of `puncts` that the text starts with (so list
+    /// longer ones first), if any.
+    pub fn eat_one_of(&mut self, puncts: &'static [&'static str]) -> Option<&'static str> {
+        let p = puncts.iter().find(|p| self.starts_with(p))?;
+        for _ in 0..p.len() {
+            self.bump();
+        }
+        Some(p)
+    }
+}
+
+/// True for characters of a number token as the litmus and C lexers read
+/// it: the whole alphanumeric run, so that `12ab` is one bad number.
+pub fn is_number_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The value of an integer literal, decimal or `0x`/`0X` hexadecimal:
+/// `None` when `text` is not one, `Some(Err(_))` when it does not fit in
+/// 64 bits.
+pub fn int_literal(text: &str) -> Option<Result<i64, ParseIntError>> {
+    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        if hex.is_empty() || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            None
+        } else {
+            Some(i64::from_str_radix(hex, 16))
+        }
+    } else if text.chars().all(|c| c.is_ascii_digit()) {
+        Some(text.parse::<i64>())
+    } else {
+        None
+    }
+}
