@@ -221,6 +221,7 @@ pub fn run(
         .collect();
     let rows: Vec<(Expectation, Status)> = selected
         .par_iter()
+        .with_max_len(1)
         .map(|e| {
             let path: PathBuf = root.join(&e.test);
             if crate::models::builtin(&e.model).is_none() {
@@ -280,6 +281,7 @@ pub fn run_nvlitmus(
     let cache = ModelCache::default();
     let rows: Vec<(Expectation, Status)> = files
         .par_iter()
+        .with_max_len(1)
         .flat_map_iter(|rel| {
             let path = root.join(rel);
             let stem = path

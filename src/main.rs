@@ -197,6 +197,7 @@ fn run(a: RunArgs) -> ExitCode {
     let pb = progress(files.len());
     let outcomes: Vec<FileOutcome> = files
         .par_iter()
+        .with_max_len(1)
         .flat_map_iter(|f| {
             let o = check_path(f, a.model.as_deref(), &cache, &opts);
             if let Some(pb) = &pb {
@@ -340,6 +341,7 @@ fn bench(a: BenchArgs) -> ExitCode {
         let start = std::time::Instant::now();
         let timings: Vec<(String, f64, u64)> = files
             .par_iter()
+            .with_max_len(1)
             .map(|f| {
                 let t = std::time::Instant::now();
                 let outcomes = check_path(f, a.model.as_deref(), &cache, &opts);
