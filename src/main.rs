@@ -334,12 +334,12 @@ fn bench(a: BenchArgs) -> ExitCode {
     let opts = options(&a.limits);
     let cache = ModelCache::default();
     // (wall seconds, per-file (name, seconds, candidates), failures) of the fastest run.
-    type Run = (f64, Vec<(String, f64, u64)>, usize);
+    type Run = (f64, Vec<(String, f64, u64, usize)>, usize);
     let mut best: Option<Run> = None;
     for _ in 0..a.repeat.max(1) {
         let errors = AtomicUsize::new(0);
         let start = std::time::Instant::now();
-        let timings: Vec<(String, f64, u64)> = files
+        let timings: Vec<(String, f64, u64, usize)> = files
             .par_iter()
             .with_max_len(1)
             .map(|f| {
@@ -354,7 +354,12 @@ fn bench(a: BenchArgs) -> ExitCode {
                         }
                     }
                 }
-                (f.display().to_string(), t.elapsed().as_secs_f64(), cands)
+                (
+                    f.display().to_string(),
+                    t.elapsed().as_secs_f64(),
+                    cands,
+                    outcomes.len(),
+                )
             })
             .collect();
         let wall = start.elapsed().as_secs_f64();
@@ -365,16 +370,17 @@ fn bench(a: BenchArgs) -> ExitCode {
     let Some((wall, mut timings, errors)) = best else {
         return ExitCode::from(2);
     };
-    let n = timings.len();
+    let n: usize = timings.iter().map(|t| t.3).sum();
     let cands: u64 = timings.iter().map(|t| t.2).sum();
     outln!(
-        "{n} tests in {wall:.3} s ({:.0} tests/s, {} threads), {cands} candidate executions, {errors} failed",
+        "{n} tests ({} files) in {wall:.3} s ({:.0} tests/s, {} threads), {cands} candidate executions, {errors} failed",
+        timings.len(),
         n as f64 / wall,
         rayon::current_num_threads()
     );
     timings.sort_by(|a, b| b.1.total_cmp(&a.1));
     outln!("slowest:");
-    for (f, t, c) in timings.iter().take(a.slowest) {
+    for (f, t, c, _) in timings.iter().take(a.slowest) {
         outln!("  {:8.2} ms  {:>9} candidates  {f}", t * 1000.0, c);
     }
     if errors > 0 {
