@@ -304,15 +304,7 @@ fn placements_differ_per_thread() {
 #[test]
 fn all_proxy_tests_parse() {
     for (sub, min) in [("PTX/Manual/proxy", 7), ("PTX/Nvidia/proxy", 120)] {
-        if let Some((n, fails)) = parse_all(sub) {
-            assert!(n >= min, "only {n} files in {sub}");
-            assert!(
-                fails.is_empty(),
-                "{} failures:\n{}",
-                fails.len(),
-                fails.join("\n")
-            );
-        }
+        assert_all_parse(sub, min);
     }
 }
 

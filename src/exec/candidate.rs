@@ -409,16 +409,17 @@ impl<'s, 'a> Values<'s, 'a> {
 
     /// Evaluates a thread-local symbolic value.
     pub fn sym(&self, t: usize, sym: &Sym, visiting: &mut Vec<usize>) -> Eval {
-        let mut status = Eval::Known(Value::Int(0));
-        let cell = std::cell::RefCell::new((&mut status, visiting));
+        // Why a read had no value: the first reason, but Cyclic wins.
+        let mut missing: Option<Eval> = None;
+        let cell = std::cell::RefCell::new((&mut missing, visiting));
         let res = sym.eval(&|i| {
             let mut c = cell.borrow_mut();
             let g = self.skel.global(t, i);
             match self.value_rec(g, c.1) {
                 Eval::Known(v) => Some(v),
                 other => {
-                    if *c.0 == Eval::Known(Value::Int(0)) || other == Eval::Cyclic {
-                        *c.0 = other;
+                    if c.0.is_none() || other == Eval::Cyclic {
+                        *c.0 = Some(other);
                     }
                     None
                 }
@@ -427,11 +428,12 @@ impl<'s, 'a> Values<'s, 'a> {
         match res {
             Some(Ok(v)) => Eval::Known(v),
             Some(Err(e)) => Eval::Error(e),
-            None => status,
+            None => missing.unwrap_or(Eval::Unknown),
         }
     }
 
-    /// Checks a path constraint: Some(true/false) when decidable.
+    /// Checks a path constraint: `Known(Int(1))` if it holds, `Known(Int(0))`
+    /// if it fails, otherwise why it cannot be decided yet.
     pub fn constraint(&self, t: usize, c: &super::thread::Constraint) -> Eval {
         if c.reads
             .iter()

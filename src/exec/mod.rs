@@ -178,21 +178,30 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             cache: model.new_cache(),
         };
         search.run(0)?;
-        // Next combination.
-        let mut k = 0;
-        loop {
-            if k == counts.len() {
-                res.elapsed = start.elapsed();
-                return Ok(finish(test, res, forbidden));
-            }
-            choice[k] += 1;
-            if choice[k] < counts[k] {
-                break;
-            }
-            choice[k] = 0;
-            k += 1;
+        if !next_choice(&mut choice, |k| counts[k]) {
+            res.elapsed = start.elapsed();
+            return Ok(finish(test, res, forbidden));
         }
     }
+}
+
+/// Advances `idx` to the next element of the product of `0..len(k)` for
+/// each position `k` (first position fastest); false after the last one.
+fn next_choice(idx: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
+    for (k, i) in idx.iter_mut().enumerate() {
+        *i += 1;
+        if *i < len(k) {
+            return true;
+        }
+        *i = 0;
+    }
+    false
+}
+
+fn over_budget(max: u64) -> CheckError {
+    CheckError::Limit(format!(
+        "more than {max} candidate executions (raise --max-candidates)"
+    ))
 }
 
 fn finish(
@@ -348,10 +357,7 @@ impl RfSearch<'_, '_> {
             )));
         }
         if co_choices > budget {
-            return Err(CheckError::Limit(format!(
-                "more than {} candidate executions (raise --max-candidates)",
-                self.opts.max_candidates
-            )));
+            return Err(over_budget(self.opts.max_candidates));
         }
         let orders: Vec<Vec<Vec<usize>>> =
             skel.writes_by_loc.iter().map(|w| permutations(w)).collect();
@@ -359,10 +365,7 @@ impl RfSearch<'_, '_> {
         loop {
             self.res.candidates += 1;
             if self.res.candidates > self.opts.max_candidates {
-                return Err(CheckError::Limit(format!(
-                    "more than {} candidate executions (raise --max-candidates)",
-                    self.opts.max_candidates
-                )));
+                return Err(over_budget(self.opts.max_candidates));
             }
             let chosen: Vec<&Vec<usize>> = orders.iter().zip(&idx).map(|(o, &i)| &o[i]).collect();
             let co = coherence(skel, &chosen);
@@ -408,48 +411,29 @@ impl RfSearch<'_, '_> {
                     self.res.negative += 1;
                 }
                 self.res.flags.extend(outcome.flags.iter().cloned());
-                let interesting = match self.skel.test.condition.quantifier {
-                    Quantifier::Forall => !sat,
-                    _ => sat,
-                };
                 if self.res.witnesses.len() < self.opts.keep_witnesses && interesting {
                     self.res
                         .witnesses
                         .push(view::view(skel, &rf, &co, &vals, state));
                 }
-            } else if self.opts.why {
-                let interesting = match self.skel.test.condition.quantifier {
-                    Quantifier::Forall => !sat,
-                    _ => sat,
-                };
-                if interesting
-                    && !self.res.states.contains_key(&state)
-                    && !self.forbidden.contains_key(&state)
-                    && let Some(failure) = self.model.evaluate_explain(&env)?.failure
-                {
-                    let execution = view::view(skel, &rf, &co, &vals, state.clone());
-                    self.forbidden.insert(
-                        state.clone(),
-                        Forbidden {
-                            state,
-                            failure,
-                            execution,
-                        },
-                    );
-                }
+            } else if self.opts.why
+                && interesting
+                && !self.res.states.contains_key(&state)
+                && !self.forbidden.contains_key(&state)
+                && let Some(failure) = self.model.evaluate_explain(&env)?.failure
+            {
+                let execution = view::view(skel, &rf, &co, &vals, state.clone());
+                self.forbidden.insert(
+                    state.clone(),
+                    Forbidden {
+                        state,
+                        failure,
+                        execution,
+                    },
+                );
             }
-            // Next coherence choice.
-            let mut k = 0;
-            loop {
-                if k == idx.len() {
-                    return Ok(());
-                }
-                idx[k] += 1;
-                if idx[k] < orders[k].len() {
-                    break;
-                }
-                idx[k] = 0;
-                k += 1;
+            if !next_choice(&mut idx, |k| orders[k].len()) {
+                return Ok(());
             }
         }
     }
