@@ -47,7 +47,7 @@ fn dat3m_x86tso() {
 
 #[test]
 fn dat3m_ptx75() {
-    conform(&["ptx75"], 220);
+    conform(&["ptx75"], 219);
 }
 
 #[test]
