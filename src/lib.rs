@@ -28,3 +28,4 @@ pub mod litmus;
 pub mod models;
 pub mod rel;
 pub mod report;
+pub mod serve;

@@ -7,7 +7,9 @@
 mod cli;
 
 use clap::{Parser, Subcommand};
-use cli::{bench::BenchArgs, conform::ConformArgs, convert::ConvertArgs, run::RunArgs};
+use cli::{
+    bench::BenchArgs, conform::ConformArgs, convert::ConvertArgs, run::RunArgs, serve::ServeArgs,
+};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -34,6 +36,8 @@ enum Command {
     Conform(ConformArgs),
     /// List the built-in models.
     Models,
+    /// Serve the web playground (loopback by default; all assets embedded).
+    Serve(ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
         Command::Convert(a) => cli::convert::convert(a),
         Command::Bench(a) => cli::bench::bench(a),
         Command::Conform(a) => cli::conform::conform(a),
+        Command::Serve(a) => cli::serve::serve(a),
         Command::Models => {
             for b in litmix::models::BUILTINS {
                 outln!("{:11} {}", b.name, b.description);
