@@ -33,6 +33,10 @@ enum Command {
     Conform(ConformArgs),
     /// List the built-in models.
     Models,
+    /// List the built-in compiler mappings.
+    Mappings,
+    /// Print a source test compiled with a mapping (a litmus test `run` accepts).
+    Compile(litmix::mapping::cli::CompileArgs),
 }
 
 #[derive(Args)]
@@ -153,6 +157,8 @@ fn main() -> ExitCode {
         Command::Convert(a) => convert(a),
         Command::Bench(a) => bench(a),
         Command::Conform(a) => conform(a),
+        Command::Mappings => litmix::mapping::cli::list(),
+        Command::Compile(a) => litmix::mapping::cli::compile(a),
         Command::Models => {
             for b in litmix::models::BUILTINS {
                 outln!("{:11} {}", b.name, b.description);
