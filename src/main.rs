@@ -34,6 +34,10 @@ enum Command {
     Conform(ConformArgs),
     /// List the built-in models.
     Models,
+    /// List the built-in compiler mappings.
+    Mappings,
+    /// Print a source test compiled with a mapping (a litmus test `run` accepts).
+    Compile(litmix::mapping::cli::CompileArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +47,8 @@ fn main() -> ExitCode {
         Command::Convert(a) => cli::convert::convert(a),
         Command::Bench(a) => cli::bench::bench(a),
         Command::Conform(a) => cli::conform::conform(a),
+        Command::Mappings => litmix::mapping::cli::list(),
+        Command::Compile(a) => litmix::mapping::cli::compile(a),
         Command::Models => {
             for b in litmix::models::BUILTINS {
                 outln!("{:11} {}", b.name, b.description);
