@@ -502,3 +502,111 @@ fn busy_server_answers_within_the_bound() {
     );
     assert!(t.elapsed() < limit + Duration::from_secs(3));
 }
+
+/// `litmix serve --port 0` listens on loopback, says where, and answers;
+/// an address it cannot bind is a clear error.
+#[test]
+fn cli_serves_on_loopback_by_default() {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_litmix"))
+        .args(["serve", "--port", "0"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start litmix serve");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .expect("first line");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no URL in '{line}'"));
+    let addr: SocketAddr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .parse()
+        .unwrap_or_else(|e| panic!("'{url}': {e}"));
+    assert!(addr.ip().is_loopback(), "{addr}");
+    let r = Client::connect(addr, Duration::from_secs(30))
+        .unwrap()
+        .get("/api/examples")
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(r.status, 200);
+
+    // 192.0.2.1 (TEST-NET-1) is no address of this machine: bind fails at once.
+    let o = Command::new(env!("CARGO_BIN_EXE_litmix"))
+        .args(["serve", "--host", "192.0.2.1", "--port", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("cannot serve on 192.0.2.1:0"), "{err}");
+}
+
+/// Truncated and mutated examples get a verdict or a JSON error, never a
+/// crash (500) or a dropped connection.
+#[test]
+fn mutated_examples_never_crash_the_server() {
+    let s = server(ServeLimits {
+        max_candidates: 20_000,
+        ..ServeLimits::default()
+    });
+    let mut c = client(&s);
+    let ex = c.get("/api/examples").unwrap().json().unwrap();
+    let sources: Vec<String> = ex["examples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .step_by(5)
+        .map(|e| e["source"].as_str().unwrap().to_string())
+        .collect();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let (mut ok, mut errors) = (0, 0);
+    for src in &sources {
+        let chars: Vec<char> = src.chars().collect();
+        for _ in 0..40 {
+            let mut m = chars.clone();
+            match next() % 3 {
+                0 => m.truncate((next() as usize) % chars.len()),
+                1 => {
+                    let i = (next() as usize) % m.len();
+                    m[i] =
+                        ['|', ';', '{', '}', '1', 'x', ' ', '\n', '.', '@'][(next() % 10) as usize];
+                }
+                _ => {
+                    let i = (next() as usize) % m.len();
+                    m.remove(i);
+                }
+            }
+            let body =
+                json!({"source": m.into_iter().collect::<String>(), "why": true, "graphs": true});
+            let r = c
+                .post_json("/api/run", body.to_string().as_bytes())
+                .unwrap();
+            let v = r
+                .json()
+                .unwrap_or_else(|e| panic!("not JSON ({e}): {}", r.text()));
+            match r.status {
+                200 => {
+                    assert!(v["verdict"].is_string());
+                    ok += 1;
+                }
+                400 | 422 => {
+                    assert!(v["error"].is_string());
+                    errors += 1;
+                }
+                s => panic!("status {s}: {v}"),
+            }
+        }
+    }
+    println!("{ok} verdicts, {errors} errors");
+    assert!(ok > 0 && errors > 0, "{ok} verdicts, {errors} errors");
+}

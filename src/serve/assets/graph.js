@@ -12,7 +12,7 @@ const LitmixGraph = (() => {
   const COLOURS = { po: "black", rf: "red", co: "blue", fr: "darkorange", rmw: "purple" };
   const OTHER = "#666666";
   const CYCLE = "crimson";
-  const NODE_W = 200, NODE_H = 46, COL_GAP = 90, ROW_GAP = 54, MARGIN = 30, TOP_LABEL = 22;
+  const NODE_W = 190, NODE_H = 46, COL_GAP = 80, ROW_GAP = 54, MARGIN = 30, TOP_LABEL = 22;
   const INIT_W = 120, INIT_GAP = 24;
 
   function colour(rel) {
