@@ -146,28 +146,18 @@ pub fn check_test(
         Ok(m) => m,
         Err(message) => return FileOutcome::Failed { file, message },
     };
-    // Report the name users pass to --model, not the file's title.
-    let name = crate::models::builtin(spec)
-        .map(|b| b.name.to_string())
-        .unwrap_or_else(|| spec.to_string());
-    check_test_with_model(file, test, &model, name, opts)
-}
-
-/// Checks a parsed test against an already loaded model; `model_name` is
-/// the name reported for it (`result.model`).
-pub fn check_test_with_model(
-    file: String,
-    test: Test,
-    model: &Model,
-    model_name: String,
-    opts: &CheckOptions,
-) -> FileOutcome {
-    match check_parsed(&test, model, model_name, opts) {
-        Ok(result) => FileOutcome::Checked {
-            file,
-            test: Box::new(test),
-            result: Box::new(result),
-        },
+    match crate::exec::check(&test, &model, opts) {
+        Ok(mut result) => {
+            // Report the name users pass to --model, not the file's title.
+            result.model = crate::models::builtin(spec)
+                .map(|b| b.name.to_string())
+                .unwrap_or_else(|| spec.to_string());
+            FileOutcome::Checked {
+                file,
+                test: Box::new(test),
+                result: Box::new(result),
+            }
+        }
         Err(CheckError::Diagnostic(d)) => FileOutcome::Failed {
             file,
             message: d.render(),
@@ -179,9 +169,9 @@ pub fn check_test_with_model(
     }
 }
 
-/// The check itself, with the error kept structured (the playground server
-/// reports positions and limits as JSON fields); `model_name` is reported
-/// as `result.model`.
+/// The check of [`check_test`] for a test and a model already at hand, with
+/// the error kept structured (the playground server reports positions and
+/// limits as JSON fields); `model_name` is reported as `result.model`.
 pub fn check_parsed(
     test: &Test,
     model: &Model,

@@ -260,6 +260,8 @@
       editor.set(f.test);
       modelSel.value = f.model;
       catText.value = f.cat;
+      const same = examples.findIndex((e) => e.source === f.test);
+      if (same >= 0) exampleSel.value = String(same);
       run();
     } else if (f && f.example) {
       const i = examples.findIndex((e) => e.name === f.example);
