@@ -7,7 +7,9 @@
 mod cli;
 
 use clap::{Parser, Subcommand};
-use cli::{bench::BenchArgs, conform::ConformArgs, convert::ConvertArgs, run::RunArgs};
+use cli::{
+    bench::BenchArgs, conform::ConformArgs, convert::ConvertArgs, run::RunArgs, serve::ServeArgs,
+};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -38,6 +40,8 @@ enum Command {
     Mappings,
     /// Print a source test compiled with a mapping (a litmus test `run` accepts).
     Compile(litmix::mapping::cli::CompileArgs),
+    /// Serve the web playground (loopback by default; all assets embedded).
+    Serve(ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
         Command::Conform(a) => cli::conform::conform(a),
         Command::Mappings => litmix::mapping::cli::list(),
         Command::Compile(a) => litmix::mapping::cli::compile(a),
+        Command::Serve(a) => cli::serve::serve(a),
         Command::Models => {
             for b in litmix::models::BUILTINS {
                 outln!("{:11} {}", b.name, b.description);
