@@ -7,7 +7,9 @@
 mod cli;
 
 use clap::{Parser, Subcommand};
-use cli::{bench::BenchArgs, conform::ConformArgs, convert::ConvertArgs, run::RunArgs};
+use cli::{
+    bench::BenchArgs, conform::ConformArgs, convert::ConvertArgs, run::RunArgs, serve::ServeArgs,
+};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -34,6 +36,12 @@ enum Command {
     Conform(ConformArgs),
     /// List the built-in models.
     Models,
+    /// List the built-in compiler mappings.
+    Mappings,
+    /// Print a source test compiled with a mapping (a litmus test `run` accepts).
+    Compile(litmix::mapping::cli::CompileArgs),
+    /// Serve the web playground (loopback by default; all assets embedded).
+    Serve(ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +51,9 @@ fn main() -> ExitCode {
         Command::Convert(a) => cli::convert::convert(a),
         Command::Bench(a) => cli::bench::bench(a),
         Command::Conform(a) => cli::conform::conform(a),
+        Command::Mappings => litmix::mapping::cli::list(),
+        Command::Compile(a) => litmix::mapping::cli::compile(a),
+        Command::Serve(a) => cli::serve::serve(a),
         Command::Models => {
             for b in litmix::models::BUILTINS {
                 outln!("{:11} {}", b.name, b.description);
