@@ -59,3 +59,8 @@ fn dat3m_opencl() {
 fn dat3m_rc11() {
     conform(&["rc11"], 21);
 }
+
+#[test]
+fn dat3m_c11() {
+    conform(&["c11"], 21);
+}
