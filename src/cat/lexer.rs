@@ -281,6 +281,8 @@ impl Lexer<'_> {
                 }
                 // `//` line comments: not herd, but common in Dat3M's models.
                 (Some('/'), Some('/')) => self.sc.bump_while(|c| c != '\n'),
+                // `#` line comments, as herd's lexer reads them.
+                (Some('#'), _) => self.sc.bump_while(|c| c != '\n'),
                 (Some('('), Some('*')) => {
                     let start = self.loc();
                     self.bump();
@@ -362,7 +364,11 @@ impl Lexer<'_> {
                 self.bump();
                 Tok::Arrow
             }
-            '^' => match (self.peek(0), self.peek(1)) {
+            '^' => match {
+                // herd accepts blanks between `^` and `-1` (`r ^ -1`).
+                self.sc.bump_while(|c| c == ' ' || c == '\t');
+                (self.peek(0), self.peek(1))
+            } {
                 (Some('-'), Some('1')) => {
                     self.bump();
                     self.bump();
