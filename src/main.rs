@@ -73,8 +73,47 @@ struct Limits {
     max_events: usize,
 }
 
+/// How user models are loaded, as herd does (`-I`, `-variant`).
+#[derive(Args, Clone)]
+struct CatArgs {
+    /// Directory searched for a model's includes and for herd's stdlib.cat
+    /// (repeatable; also the LITMIX_CAT_PATH environment variable).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    include: Vec<PathBuf>,
+    /// Set a model variant for `if "NAME"` (repeatable; herd's -variant).
+    #[arg(long, value_name = "NAME")]
+    variant: Vec<String>,
+    /// Treat upper-case names no front end defines as empty sets (with a
+    /// warning) instead of errors.
+    #[arg(long)]
+    lenient: bool,
+}
+
+impl CatArgs {
+    fn apply(&self, opts: &mut CheckOptions) {
+        litmix::models::configure(litmix::models::LoadConfig {
+            include_dirs: self.include.clone(),
+            variants: self.variant.clone(),
+        });
+        if self.lenient {
+            eprintln!(
+                "litmix: warning: --lenient: upper-case names no front end defines are empty sets"
+            );
+        }
+        opts.lenient = self.lenient;
+    }
+}
+
 #[derive(Args)]
 struct RunArgs {
+    #[command(flatten)]
+    cat: CatArgs,
+    /// Print exactly herd7's lines (`[x]` locations, `Undef`, no litmix notes).
+    #[arg(long)]
+    herd_identical: bool,
+    /// Print integers in hexadecimal (herd's -hexa).
+    #[arg(long)]
+    hexa: bool,
     /// Model: a built-in name (see `litmix models`) or a .cat file. Default: by the test's arch.
     #[arg(long)]
     model: Option<String>,
@@ -98,6 +137,8 @@ struct RunArgs {
 
 #[derive(Args)]
 struct BenchArgs {
+    #[command(flatten)]
+    cat: CatArgs,
     /// Model override (default: by arch).
     #[arg(long)]
     model: Option<String>,
@@ -185,6 +226,7 @@ fn run(a: RunArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let mut opts = options(&a.limits);
+    a.cat.apply(&mut opts);
     opts.why = a.why;
     opts.keep_witnesses = if a.dot.is_some() { 4 } else { 0 };
     if let Some(dir) = &a.dot
@@ -230,7 +272,15 @@ fn run(a: RunArgs) -> ExitCode {
                         report::json::result(file, test, result)
                     ));
                 } else {
-                    emit(writeln!(out, "{}", report::herd::block(test, result)));
+                    let style = report::herd::HerdStyle {
+                        identical: a.herd_identical,
+                        hexa: a.hexa,
+                    };
+                    emit(writeln!(
+                        out,
+                        "{}",
+                        report::herd::block_with(test, result, style)
+                    ));
                     if a.why {
                         let why = report::why::explain(test, result);
                         if !why.is_empty() {
@@ -331,7 +381,8 @@ fn bench(a: BenchArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let opts = options(&a.limits);
+    let mut opts = options(&a.limits);
+    a.cat.apply(&mut opts);
     let cache = ModelCache::default();
     // (wall seconds, per-file (name, seconds, candidates), failures) of the fastest run.
     type Run = (f64, Vec<(String, f64, u64, usize)>, usize);
