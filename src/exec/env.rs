@@ -43,6 +43,38 @@ impl<'s, 'a> CandidateEnv<'s, 'a> {
         self
     }
 
+    fn rel(&self, name: &str) -> &Relation {
+        &self.skel.rels[name]
+    }
+
+    /// herd's `pco` (computed by herd for `cos-ok-opt.cat`): the coherence
+    /// edges the program order and `rf` force, plus init-first.
+    fn pco(&self) -> Relation {
+        let w = self.set_or_empty("W");
+        let r = self.set_or_empty("R");
+        let iw = self.set_or_empty("IW");
+        let po_loc = self.rel("po").intersection(self.rel("loc"));
+        let invrf = self.rf.inverse();
+        let id = Relation::identity(self.skel.len());
+        let ww = po_loc.intersection(&Relation::cartesian(&w, &w));
+        let rw = self
+            .rf
+            .compose(&po_loc.intersection(&Relation::cartesian(&r, &w)));
+        let wr = po_loc
+            .intersection(&Relation::cartesian(&w, &r))
+            .compose(&invrf)
+            .difference(&id);
+        let rr = self
+            .rf
+            .compose(&po_loc.intersection(&Relation::cartesian(&r, &r)))
+            .compose(&invrf)
+            .difference(&id);
+        let co0 = self
+            .rel("loc")
+            .intersection(&Relation::cartesian(&iw, &w.diff(&iw)));
+        ww.union(&rw).union(&wr).union(&rr).union(&co0)
+    }
+
     fn has_tag(&self, tag: &str) -> bool {
         self.skel.sets.get(tag).is_some_and(|s| !s.is_empty())
     }
@@ -80,30 +112,11 @@ impl<'s, 'a> CandidateEnv<'s, 'a> {
             _ => return None,
         })
     }
-
-    /// Events of one instruction instance (identity included).
-    fn same_instance(&self) -> Relation {
-        let n = self.skel.len();
-        let mut r = Relation::identity(n);
-        for a in 0..n {
-            for b in 0..n {
-                let (x, y) = (&self.skel.events[a], &self.skel.events[b]);
-                if x.thread.is_some() && x.thread == y.thread && x.instr == y.instr {
-                    r.add(a, b);
-                }
-            }
-        }
-        r
-    }
-
-    fn rel(&self, name: &str) -> &Relation {
-        &self.skel.rels[name]
-    }
 }
 
 /// Predefined names whose value depends on the candidate's `rf`/`co`.
 const DYNAMIC: &[&str] = &[
-    "rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "bar", "FW",
+    "rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "bar", "FW", "pco",
 ];
 
 /// Tags some front end emits (docs/cat-environment.md): a model may name
@@ -153,7 +166,11 @@ impl Environment for CandidateEnv<'_, '_> {
             "fri" => fr(self.rf, self.co).intersection(self.rel("int")),
             "bar" => self.bar.clone(),
             "iico_data" | "iico_ctrl" | "rf-reg" => Relation::new(self.skel.len()),
-            "sm" | "si" | "same-instance" => self.same_instance(),
+            "pco" => self.pco(),
+            // litmix's events are herd's events of one instruction instance
+            // each (an RMW's read and write play herd's single C RMW event),
+            // so these relate each event to itself.
+            "sm" | "si" | "same-instance" => Relation::identity(self.skel.len()),
             _ => return self.skel.rels.get(name).cloned(),
         })
     }

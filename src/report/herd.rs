@@ -131,7 +131,11 @@ pub fn block_with(test: &Test, r: &CheckResult, style: HerdStyle) -> String {
     for state in r.states.keys() {
         let mut line = String::new();
         for (n, v) in r.observed.iter().zip(state) {
-            let n = if n.contains(':') { n.clone() } else { format!("[{n}]") };
+            let n = if n.contains(':') {
+                n.clone()
+            } else {
+                format!("[{n}]")
+            };
             line.push_str(&format!("{n}={}; ", value_herd(test, *v, style)));
         }
         out.push_str(line.trim_end());
@@ -150,7 +154,11 @@ pub fn block_with(test: &Test, r: &CheckResult, style: HerdStyle) -> String {
         r.positive, r.negative
     ));
     for f in &r.flags {
-        let f = if f == "undefined" { "*undef*" } else { f.as_str() };
+        let f = if f == "undefined" {
+            "*undef*"
+        } else {
+            f.as_str()
+        };
         out.push_str(&format!("Flag {f}\n"));
     }
     let q = match test.condition.quantifier {
