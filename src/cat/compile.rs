@@ -278,7 +278,7 @@ impl Compiler {
                     return Err(Error::new(*loc, format!("unknown procedure '{name}'")));
                 };
                 let names: Vec<Option<String>> = p.params.names.clone();
-                if names.len() != args.len() && !(names.len() == 1 && !args.is_empty()) {
+                if (args.is_empty() || names.len() != 1) && names.len() != args.len() {
                     return Err(Error::new(
                         *loc,
                         format!(

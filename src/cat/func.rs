@@ -104,7 +104,7 @@ pub fn split(v: Value, loc: Loc) -> Res<Option<(Value, Value)>> {
                 Ok(Some((Value::Event(e), Value::Set(s))))
             }
         },
-        Value::Rel(mut r) => match { r.pairs().next() } {
+        Value::Rel(mut r) => match first_pair(&r) {
             None => Ok(None),
             Some((a, b)) => {
                 r.remove(a, b);
@@ -122,6 +122,10 @@ pub fn split(v: Value, loc: Loc) -> Res<Option<(Value, Value)>> {
             ),
         )),
     }
+}
+
+fn first_pair(r: &Relation) -> Option<(usize, usize)> {
+    r.pairs().next()
 }
 
 /// `{}` given to a built-in: the empty set or relation it expects.

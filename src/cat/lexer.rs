@@ -317,6 +317,12 @@ impl Lexer<'_> {
         }
     }
 
+    /// Skips blanks (herd accepts `r ^ -1`) and peeks at the next two characters.
+    fn after_blanks(&mut self) -> (Option<char>, Option<char>) {
+        self.sc.bump_while(|c| c == ' ' || c == '\t');
+        (self.peek(0), self.peek(1))
+    }
+
     fn next_token(&mut self) -> Result<Token, Error> {
         self.skip_trivia()?;
         let loc = self.loc();
@@ -364,11 +370,7 @@ impl Lexer<'_> {
                 self.bump();
                 Tok::Arrow
             }
-            '^' => match {
-                // herd accepts blanks between `^` and `-1` (`r ^ -1`).
-                self.sc.bump_while(|c| c == ' ' || c == '\t');
-                (self.peek(0), self.peek(1))
-            } {
+            '^' => match self.after_blanks() {
                 (Some('-'), Some('1')) => {
                     self.bump();
                     self.bump();

@@ -437,8 +437,15 @@ impl Parser<'_> {
 
     // ----- expressions ---------------------------------------------------------
 
-    /// Parses an expression.
+    /// Parses an expression: `let ... in`, `fun`, `try`, `match` and `if`
+    /// at this level only (as in herd's grammar, they are not operands).
     fn expr(&mut self) -> Result<Expr, Error> {
+        if matches!(
+            self.tok(),
+            Tok::Kw(Kw::Let | Kw::Fun | Kw::Try | Kw::Match | Kw::If)
+        ) {
+            return self.keyword_expr();
+        }
         self.right_assoc(0)
     }
 
@@ -569,6 +576,15 @@ impl Parser<'_> {
     }
 
     fn primary(&mut self) -> Result<Expr, Error> {
+        match self.tok().clone() {
+            Tok::Kw(Kw::Let | Kw::Fun | Kw::Try | Kw::Match | Kw::If) => {
+                Err(self.error_here("an expression"))
+            }
+            _ => self.operand(),
+        }
+    }
+
+    fn keyword_expr(&mut self) -> Result<Expr, Error> {
         let loc = self.loc();
         match self.tok().clone() {
             Tok::Ident(name) => {
@@ -674,6 +690,11 @@ impl Parser<'_> {
             Tok::Kw(Kw::Match) => self.match_set(loc),
             _ => self.simple(),
         }
+    }
+
+    /// A name (possibly applied) or a simple expression.
+    fn operand(&mut self) -> Result<Expr, Error> {
+        self.keyword_expr()
     }
 
     /// `match e with [||] {} -> e1 || x ++ s -> e2 end` (either clause first).
@@ -833,6 +854,18 @@ mod tests {
                     args.iter().map(show).collect::<Vec<_>>().join(", ")
                 )
             }
+            ExprKind::Apply { func, arg } => format!("({} {})", show(func), show(arg)),
+            ExprKind::Tuple(es) => {
+                format!("({})", es.iter().map(show).collect::<Vec<_>>().join(", "))
+            }
+            ExprKind::ExplicitSet(es) => {
+                format!("{{{}}}", es.iter().map(show).collect::<Vec<_>>().join(", "))
+            }
+            ExprKind::Fun { body, .. } => format!("fun -> {}", show(body)),
+            ExprKind::LetIn { body, .. } => format!("let in {}", show(body)),
+            ExprKind::MatchSet { scrutinee, .. } => format!("match {}", show(scrutinee)),
+            ExprKind::Try(a, b) => format!("try {} with {}", show(a), show(b)),
+            ExprKind::IfVariant { variant, .. } => format!("if {variant}"),
         }
     }
 
@@ -941,6 +974,28 @@ include "x.cat"
     }
 
     #[test]
+    fn functional_tier() {
+        assert_eq!(parse_expr("f e ++ g S"), "(f(e) ++ g(S))");
+        assert_eq!(parse_expr("domain r | range r"), "(domain(r) | range(r))");
+        assert_eq!(parse_expr("f (a, b | c)"), "f(a, (b | c))");
+        assert_eq!(parse_expr("f a b"), "(f(a) b)");
+        assert_eq!(parse_expr("(a, b)"), "(a, b)");
+        assert_eq!(parse_expr("{}"), "{}");
+        assert_eq!(parse_expr("try X with {}"), "try X with {}");
+        assert_eq!(parse_expr("r ^ -1"), "r^-1");
+        let f = parse_file(
+            "# a comment\nlet map f = let rec m S = match S with || {} -> {} || e ++ S -> f e ++ m S end in m\nprocedure p(a, b) = empty a \\ b end\ncall p(x, y) as q\nif \"v\" let a = 0 else let a = po end",
+            0,
+        )
+        .unwrap();
+        assert_eq!(f.stmts.len(), 4);
+        assert!(matches!(&f.stmts[1], Stmt::Procedure { body, .. } if body.len() == 1));
+        assert!(
+            matches!(&f.stmts[2], Stmt::Call { args, label: Some(l), .. } if args.len() == 2 && l == "q")
+        );
+    }
+
+    #[test]
     fn titles() {
         assert_eq!(
             parse_file("PTX\nlet x = 0", 0).unwrap().title.as_deref(),
@@ -965,10 +1020,10 @@ include "x.cat"
         assert_eq!(e.loc.pos, Pos { line: 1, col: 17 });
         let e = parse_file("acyclic po as", 0).unwrap_err();
         assert_eq!(e.loc.pos, Pos { line: 1, col: 14 });
-        let e = parse_file("let x = po\nprocedure p() = end", 0).unwrap_err();
+        let e = parse_file("let x = po\nenum e = 'a", 0).unwrap_err();
         assert!(e.message.contains("not supported"));
         assert_eq!(e.loc.pos, Pos { line: 2, col: 1 });
-        let e = parse_file("let x = {}", 0).unwrap_err();
-        assert!(e.message.contains("explicit set"));
+        let e = parse_file("let x = match s with {} -> 0 end", 0).unwrap_err();
+        assert_eq!(e.expected.as_deref(), Some("'||'"));
     }
 }
