@@ -49,6 +49,38 @@ pub struct Limits {
     pub max_events: usize,
 }
 
+/// How user models are loaded, as herd does (`-I`, `-variant`).
+#[derive(Args, Clone)]
+pub struct CatArgs {
+    /// Directory searched for a model's includes and for herd's stdlib.cat
+    /// (repeatable; also the LITMIX_CAT_PATH environment variable).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub include: Vec<std::path::PathBuf>,
+    /// Set a model variant for `if "NAME"` (repeatable; herd's -variant).
+    #[arg(long, value_name = "NAME")]
+    pub variant: Vec<String>,
+    /// Treat upper-case names no front end defines as empty sets (with a
+    /// warning) instead of errors.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+impl CatArgs {
+    /// Configures model loading and the engine options.
+    pub fn apply(&self, opts: &mut CheckOptions) {
+        litmix::models::configure(litmix::models::LoadConfig {
+            include_dirs: self.include.clone(),
+            variants: self.variant.clone(),
+        });
+        if self.lenient {
+            eprintln!(
+                "litmix: warning: --lenient: upper-case names no front end defines are empty sets"
+            );
+        }
+        opts.lenient = self.lenient;
+    }
+}
+
 /// The engine options for these limits.
 pub fn options(l: &Limits) -> CheckOptions {
     CheckOptions {
