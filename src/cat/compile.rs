@@ -222,7 +222,16 @@ impl Compiler {
                 {
                     self.lins[*i].clone()
                 } else {
-                    let e = self.expr(expr, &[])?;
+                    // The set of choices is a slot of its own, so that it is
+                    // computed once per skeleton when it is static.
+                    let body = self.expr(expr, &[])?;
+                    let loc = body.loc;
+                    let set =
+                        self.new_slot(&format!("{var} choices"), SlotDef::Expr(body), Ty::Unknown);
+                    let e = CExpr {
+                        node: Node::Slot(set),
+                        loc,
+                    };
                     let slot = self.new_slot(var, SlotDef::WithVar, Ty::Unknown);
                     self.globals.insert(var.clone(), Name::Slot(slot));
                     if var == "co" {

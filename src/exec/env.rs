@@ -178,7 +178,9 @@ impl Environment for CandidateEnv<'_, '_> {
     /// Everything but `rf`, `co` and what is derived from them (including
     /// `bar`, whose operands may be read values) is fixed by the skeleton.
     fn is_static(&self, name: &str) -> bool {
-        !DYNAMIC.contains(&name)
+        // `FW` follows `co`; when the model builds `co` (empty here), it
+        // is every write, whatever `rf`.
+        (name == "FW" && self.co.is_empty()) || !DYNAMIC.contains(&name)
     }
 }
 
