@@ -107,7 +107,10 @@ impl<'s, 'a> CandidateEnv<'s, 'a> {
                 for t in ["RLX", "ACQ", "REL", "ACQ_REL", "SC"] {
                     a.union_with(&self.set_or_empty(t));
                 }
+                // herd's volatile accesses are not atomic (litmix reads them
+                // as relaxed, see docs/language-models.md).
                 a.inter(&self.set_or_empty("M"))
+                    .diff(&self.set_or_empty("VOL"))
             }
             _ => return None,
         })
