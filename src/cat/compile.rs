@@ -14,8 +14,8 @@
 
 use super::ast::{BinOp, Binding, Check, Error, Expr, ExprKind, Loc, Pattern, Stmt, Test, UnOp};
 use super::eval::{
-    CCheck, CExpr, CStmt, CWith, CWithFrom, EnvName, Func, Lambda, Node, Program, RecGroup,
-    SlotDef, SlotInfo, Ty,
+    CCheck, CExpr, CForall, CStmt, CWith, CWithFrom, EnvName, Func, Lambda, Node, Program,
+    RecGroup, SlotDef, SlotInfo, Ty,
 };
 use std::collections::HashMap;
 use std::sync::Arc as Rc;
@@ -323,10 +323,39 @@ impl Compiler {
                 self.globals = saved;
                 res
             }
-            Stmt::Forall { loc, .. } => Err(Error::new(
-                *loc,
-                "'forall' instructions are not supported yet",
-            )),
+            Stmt::Forall {
+                var,
+                expr,
+                body,
+                loc,
+            } => {
+                let e = self.expr(expr, &[])?;
+                let eloc = e.loc;
+                let set = self.new_slot(&format!("{var} members"), SlotDef::Expr(e), Ty::Unknown);
+                let slot = self.new_slot(var, SlotDef::WithVar, Ty::Unknown);
+                let saved = self.globals.clone();
+                self.globals.insert(var.clone(), Name::Slot(slot));
+                let start = self.prog.stmts.len();
+                let res = body.iter().try_for_each(|s| self.stmt(s));
+                self.globals = saved;
+                res?;
+                let inner = self.prog.stmts.split_off(start);
+                if inner
+                    .iter()
+                    .any(|s| matches!(s, CStmt::With(_) | CStmt::WithFrom(_)))
+                {
+                    return Err(Error::new(*loc, "'with' inside 'forall' is not supported"));
+                }
+                self.prog.stmts.push(CStmt::Forall(CForall {
+                    slot,
+                    set: CExpr {
+                        node: Node::Slot(set),
+                        loc: eloc,
+                    },
+                    body: inner,
+                }));
+                Ok(())
+            }
         }
     }
 

@@ -279,6 +279,16 @@ pub enum CStmt {
     Check(CCheck),
     With(CWith),
     WithFrom(CWithFrom),
+    Forall(CForall),
+}
+
+/// A compiled `forall x in e do body end`: the body's checks must hold for
+/// every member of `e` (bound to `slot` in turn).
+#[derive(Clone, Debug)]
+pub struct CForall {
+    pub slot: usize,
+    pub set: CExpr,
+    pub body: Vec<CStmt>,
 }
 
 /// A resolved, type-checked model.
@@ -978,6 +988,11 @@ impl Program {
                 CStmt::WithFrom(w) => {
                     return self.run_with_from(i, w, st, flags, want_failure, explain);
                 }
+                CStmt::Forall(f) => {
+                    if let Some(fail) = self.run_forall(f, st, flags, want_failure, explain)? {
+                        return Ok(Verdict::Forbidden(fail));
+                    }
+                }
             }
         }
         if st.all_choices {
@@ -997,6 +1012,39 @@ impl Program {
         let mut flags = Vec::new();
         self.run_from(0, st, &mut flags, false, false)?;
         Ok(std::mem::take(&mut st.accepted))
+    }
+
+    /// Runs a `forall`; `Some(failure)` when a check of its body fails for
+    /// some member.
+    fn run_forall(
+        &self,
+        f: &CForall,
+        st: &mut State<'_>,
+        flags: &mut Vec<String>,
+        want_failure: bool,
+        explain: bool,
+    ) -> Res<Option<Option<Failure>>> {
+        let mut rest = self.eval(&f.set, st, &[])?.into_owned();
+        while let Some((x, r)) = super::func::split(rest, f.set.loc)? {
+            rest = r;
+            for (k, cell) in st.slots.iter_mut().enumerate().skip(f.slot) {
+                if !st.keep.get(k).copied().unwrap_or(false) {
+                    cell.take();
+                }
+            }
+            let _ = st.slots[f.slot].set(x);
+            for stmt in &f.body {
+                let failed = match stmt {
+                    CStmt::Check(c) => self.run_check(c, st, flags, want_failure, explain)?,
+                    CStmt::Forall(g) => self.run_forall(g, st, flags, want_failure, explain)?,
+                    CStmt::With(_) | CStmt::WithFrom(_) => None,
+                };
+                if failed.is_some() {
+                    return Ok(failed);
+                }
+            }
+        }
+        Ok(None)
     }
 
     fn run_with_from(
