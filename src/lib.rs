@@ -29,3 +29,4 @@ pub mod mapping;
 pub mod models;
 pub mod rel;
 pub mod report;
+pub mod serve;

@@ -33,6 +33,7 @@ pub mod bench;
 pub mod conform;
 pub mod convert;
 pub mod run;
+pub mod serve;
 
 /// Search limits shared by every command that checks tests.
 #[derive(Args, Clone)]
