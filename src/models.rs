@@ -123,6 +123,12 @@ pub fn configure(cfg: LoadConfig) {
     *CONFIG.write().unwrap_or_else(|e| e.into_inner()) = Some(cfg);
 }
 
+/// Whether `--variant NAME` was given (herd's variants also change how
+/// some tests are read, e.g. `S128`).
+pub fn variant_is_set(name: &str) -> bool {
+    config().variants.iter().any(|v| v == name)
+}
+
 fn config() -> LoadConfig {
     CONFIG
         .read()

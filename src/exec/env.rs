@@ -103,7 +103,10 @@ impl<'s, 'a> CandidateEnv<'s, 'a> {
                 for t in ["RLX", "ACQ", "REL", "ACQ_REL", "SC"] {
                     a.union_with(&self.set_or_empty(t));
                 }
+                // herd's volatile accesses are not atomic (litmix reads them
+                // as relaxed, see docs/language-models.md).
                 a.inter(&self.set_or_empty("M"))
+                    .diff(&self.set_or_empty("VOL"))
             }
             _ => return None,
         })
@@ -174,7 +177,9 @@ impl Environment for CandidateEnv<'_, '_> {
     /// Everything but `rf`, `co` and what is derived from them (including
     /// `bar`, whose operands may be read values) is fixed by the skeleton.
     fn is_static(&self, name: &str) -> bool {
-        !DYNAMIC.contains(&name)
+        // `FW` follows `co`; when the model builds `co` (empty here), it
+        // is every write, whatever `rf`.
+        (name == "FW" && self.co.is_empty()) || !DYNAMIC.contains(&name)
     }
 }
 

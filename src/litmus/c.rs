@@ -275,15 +275,18 @@ struct Parser<'a> {
     depth: u32,
 }
 
-/// Whether the test's header sets herd's `S128` variant (128-bit values).
+/// Whether herd's `S128` variant (128-bit values) is set: by the test's
+/// header or by `--variant S128`.
 fn has_s128_variant(src: &str) -> bool {
-    src.lines()
-        .take_while(|l| !l.trim_start().starts_with('{'))
-        .any(|l| {
-            l.trim_start()
-                .strip_prefix("Variant=")
-                .is_some_and(|v| v.split([',', ' ']).any(|x| x.trim() == "S128"))
-        })
+    crate::models::variant_is_set("S128")
+        || src
+            .lines()
+            .take_while(|l| !l.trim_start().starts_with('{'))
+            .any(|l| {
+                l.trim_start()
+                    .strip_prefix("Variant=")
+                    .is_some_and(|v| v.split([',', ' ']).any(|x| x.trim() == "S128"))
+            })
 }
 
 /// Words that may start a declaration or qualify a parameter type.
