@@ -26,5 +26,6 @@ pub mod ir;
 pub mod lex_util;
 pub mod litmus;
 pub mod models;
+pub mod op;
 pub mod rel;
 pub mod report;
