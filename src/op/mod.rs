@@ -17,6 +17,7 @@
 //! See docs/operational.md for the rules and the soundness argument.
 
 pub mod explore;
+pub mod lostpop;
 pub mod machine;
 pub mod view;
 
