@@ -18,6 +18,7 @@
 //! ```
 
 pub mod cat;
+pub mod compare;
 pub mod conformance;
 pub mod diag;
 pub mod driver;

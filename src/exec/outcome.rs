@@ -61,6 +61,12 @@ pub fn value_text(test: &Test, v: Value) -> String {
     }
 }
 
+/// Whether the final state `state` (values of `observed`, in order)
+/// satisfies the proposition of `test`'s condition.
+pub fn satisfies(test: &Test, observed: &[Term], state: &[Value]) -> bool {
+    eval_prop(&test.condition.prop, &state_lookup(observed, state))
+}
+
 pub(super) fn state_lookup<'t>(observed: &'t [Term], state: &[Value]) -> Vec<(&'t Term, Value)> {
     observed.iter().zip(state.iter().copied()).collect()
 }

@@ -13,10 +13,14 @@
 //!   bar on a terminal, one shortest witness trace per reachable outcome.
 //! - [`view`]: the serialisable state view shared by `litmix step` and the
 //!   web playground.
+//! - [`judge`]: operational models as `--model` choices (results shaped
+//!   like axiomatic ones, `--trace`, DOT of order constraints).
+//! - [`lostpop`]: the LOST-POP machine (seed 000).
 //!
 //! See docs/operational.md for the rules and the soundness argument.
 
 pub mod explore;
+pub mod judge;
 pub mod lostpop;
 pub mod machine;
 pub mod view;
@@ -25,5 +29,6 @@ pub mod view;
 mod tests;
 
 pub use explore::{Exploration, ExploreError, ExploreOptions, explore};
+pub use judge::{OPERATIONAL, OpReport, OutcomeTrace, is_operational};
 pub use machine::{Machine, MachineError};
 pub use view::{ConstraintView, ItemView, StateView, ThreadView, TransitionView, state_view};

@@ -23,7 +23,7 @@ pub fn meet(a: &Req, b: &Req) -> u64 {
 pub fn order(arch: LpArch, a: &Req, b: &Req, t: u32, a_pred: bool, all: u64) -> Option<u64> {
     match arch {
         LpArch::X86 => x86_order(a, b, a_pred).then_some(all),
-        LpArch::Ptx => ptx_order(a, b, t, a_pred),
+        LpArch::Ptx => ptx_order(a, b, t, a_pred, all),
     }
 }
 
@@ -46,7 +46,7 @@ fn x86_order(a: &Req, b: &Req, a_pred: bool) -> bool {
 /// (`{a.thread, t} ⊆ s`) and one of the six rules holds. Fences are split
 /// into halves: an acquire half (`R -> F -> R/W`), a release half
 /// (`R/W + pred -> F -> W`), an sc fence orders everything.
-fn ptx_order(a: &Req, b: &Req, t: u32, a_pred: bool) -> Option<u64> {
+fn ptx_order(a: &Req, b: &Req, t: u32, a_pred: bool, all: u64) -> Option<u64> {
     let s = meet(a, b);
     let need = (1u64 << t) | (1u64 << a.thread().min(63));
     if s & need != need {
@@ -54,16 +54,21 @@ fn ptx_order(a: &Req, b: &Req, t: u32, a_pred: bool) -> Option<u64> {
     }
     let a_fence = a.kind == Kind::Fence;
     let b_fence = b.kind == Kind::Fence;
+    // Rule 2 (same-address reads stay in order) keeps read-read coherence
+    // (§4.1: "same-address read-to-read orderings are also preserved"):
+    // it is an order of the location, not of the accesses' strength, so it
+    // holds at system scope even for weak reads (whose own scope is the
+    // thread alone, which would make the edge stall nothing).
+    if !a_pred && a.read_like() && b.read_like() && a.loc == b.loc && !a_fence && !b_fence {
+        return Some(all);
+    }
     let ok = if a_pred {
         // Rule 5: a release (request or fence half) waits for predecessors;
         // so does an sc fence.
         b.sem.rel()
     } else {
-        (a_fence && b_fence)
-            || (a_fence && a.sem == Sem::Sc)
+        (a_fence && (b_fence || a.sem == Sem::Sc))
             || (b_fence && b.sem == Sem::Sc)
-            // Rule 2: same-address reads stay in order.
-            || (a.read_like() && b.read_like() && a.loc == b.loc && !a_fence && !b_fence)
             // Rule 3: an acquire orders everything after it.
             || a.sem.acq()
             // Rule 4: an acquire waits for earlier reads.
