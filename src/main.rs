@@ -9,7 +9,7 @@ mod cli;
 use clap::{Parser, Subcommand};
 use cli::{
     bench::BenchArgs, compare::CompareArgs, conform::ConformArgs, convert::ConvertArgs,
-    run::RunArgs,
+    run::RunArgs, serve::ServeArgs,
 };
 use std::io::Write;
 use std::process::ExitCode;
@@ -43,6 +43,14 @@ enum Command {
     Mappings,
     /// Print a source test compiled with a mapping (a litmus test `run` accepts).
     Compile(litmix::mapping::cli::CompileArgs),
+    /// Compare source and target models on source tests compiled with a mapping.
+    CheckMapping(litmix::mapping::cli::CheckMappingArgs),
+    /// Check a mapping on every source program up to a bound.
+    VerifyMapping(litmix::mapping::cli::VerifyMappingArgs),
+    /// Add up the `verify-mapping --json` summaries of shards.
+    Merge(litmix::mapping::cli::MergeArgs),
+    /// Serve the web playground (loopback by default; all assets embedded).
+    Serve(ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +63,10 @@ fn main() -> ExitCode {
         Command::Compare(a) => cli::compare::compare(a),
         Command::Mappings => litmix::mapping::cli::list(),
         Command::Compile(a) => litmix::mapping::cli::compile(a),
+        Command::CheckMapping(a) => litmix::mapping::cli::check_mapping(a),
+        Command::VerifyMapping(a) => litmix::mapping::cli::verify_mapping(a),
+        Command::Merge(a) => litmix::mapping::cli::merge(a),
+        Command::Serve(a) => cli::serve::serve(a),
         Command::Models => {
             for b in litmix::models::BUILTINS {
                 outln!("{:11} {}", b.name, b.description);

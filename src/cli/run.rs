@@ -11,6 +11,14 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct RunArgs {
+    #[command(flatten)]
+    pub cat: super::CatArgs,
+    /// Print exactly herd7's lines (`[x]` locations, `Undef`, no litmix notes).
+    #[arg(long)]
+    pub herd_identical: bool,
+    /// Print integers in hexadecimal (herd's -hexa).
+    #[arg(long)]
+    pub hexa: bool,
     /// Model: a built-in name (see `litmix models`) or a .cat file. Default: by the test's arch.
     #[arg(long)]
     pub model: Option<String>,
@@ -44,6 +52,7 @@ pub fn run(a: RunArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let mut opts = options(&a.limits);
+    a.cat.apply(&mut opts);
     opts.why = a.why;
     opts.trace = a.trace;
     opts.keep_witnesses = if a.dot.is_some() { 4 } else { 0 };
@@ -90,7 +99,15 @@ pub fn run(a: RunArgs) -> ExitCode {
                         report::json::result(file, test, result)
                     ));
                 } else {
-                    emit(writeln!(out, "{}", report::herd::block(test, result)));
+                    let style = report::herd::HerdStyle {
+                        identical: a.herd_identical,
+                        hexa: a.hexa,
+                    };
+                    emit(writeln!(
+                        out,
+                        "{}",
+                        report::herd::block_with(test, result, style)
+                    ));
                     if a.trace {
                         emit(write!(
                             out,

@@ -61,12 +61,6 @@ pub fn value_text(test: &Test, v: Value) -> String {
     }
 }
 
-/// Whether the final state `state` (values of `observed`, in order)
-/// satisfies the proposition of `test`'s condition.
-pub fn satisfies(test: &Test, observed: &[Term], state: &[Value]) -> bool {
-    eval_prop(&test.condition.prop, &state_lookup(observed, state))
-}
-
 pub(super) fn state_lookup<'t>(observed: &'t [Term], state: &[Value]) -> Vec<(&'t Term, Value)> {
     observed.iter().zip(state.iter().copied()).collect()
 }
@@ -90,4 +84,12 @@ pub(super) fn eval_prop(p: &Prop, st: &[(&Term, Value)]) -> bool {
         Prop::And(a, b) => eval_prop(a, st) && eval_prop(b, st),
         Prop::Or(a, b) => eval_prop(a, st) || eval_prop(b, st),
     }
+}
+
+/// Whether a final state (values in [`observed_terms`] order) satisfies
+/// the test's proposition (for reporters marking the states a condition
+/// asks about).
+pub fn satisfies(test: &Test, state: &[Value]) -> bool {
+    let observed = observed_terms(test);
+    eval_prop(&test.condition.prop, &state_lookup(&observed, state))
 }

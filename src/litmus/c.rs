@@ -275,6 +275,17 @@ struct Parser<'a> {
     depth: u32,
 }
 
+/// Whether the test's header sets herd's `S128` variant (128-bit values).
+fn has_s128_variant(src: &str) -> bool {
+    src.lines()
+        .take_while(|l| !l.trim_start().starts_with('{'))
+        .any(|l| {
+            l.trim_start()
+                .strip_prefix("Variant=")
+                .is_some_and(|v| v.split([',', ' ']).any(|x| x.trim() == "S128"))
+        })
+}
+
 /// Words that may start a declaration or qualify a parameter type.
 fn is_type_word(w: &str) -> bool {
     matches!(
@@ -294,6 +305,9 @@ fn is_type_word(w: &str) -> bool {
             | "int64_t"
             | "uint32_t"
             | "uint64_t"
+            | "__int128"
+            | "__int128_t"
+            | "__uint128_t"
             | "volatile"
             | "const"
             | "_Atomic"
@@ -410,6 +424,13 @@ impl<'a> Parser<'a> {
                     return Err(self
                         .err(*wpos, format!("unknown type word '{w}'"))
                         .expected("a type like int or atomic_int"));
+                }
+                if w.contains("int128") && !has_s128_variant(self.lx.lx.src()) {
+                    return Err(self
+                        .err(*wpos, format!("a '{w}' location needs the S128 variant"))
+                        .expected(
+                            "'Variant=S128' in the test header (herd rejects the test otherwise)",
+                        ));
                 }
                 is_atomic |= w.starts_with("atomic_") || w == "_Atomic";
                 is_local |= matches!(w.as_str(), "local" | "__local");
@@ -603,10 +624,27 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// `wg 0, dev 0` (or `cta 0, gpu 0`): the levels, in any order.
+    /// `wg 0, dev 0` (or `cta 0, gpu 0`): the levels, in any order; or
+    /// `cpu N` (`cpu` alone is CPU 0) for a thread on a CPU of a compound
+    /// system (scoped C/C++ to x86+PTX, docs/mappings.md).
     fn parse_placement(&mut self, thread: usize) -> Result<Vec<ScopeLevel>, Diagnostic> {
         let mut wg: Option<u32> = None;
         let mut dev: Option<u32> = None;
+        if self.peek()?.is_ident("cpu") {
+            self.next()?;
+            let mut id = 0;
+            if let Tok::Int(n) = self.peek()?.tok {
+                self.next()?;
+                id = u32::try_from(n).map_err(|_| {
+                    self.err(Pos::default(), format!("cpu number {n} is too large"))
+                        .expected("a number below 2^32")
+                })?;
+            }
+            return Ok(vec![ScopeLevel {
+                level: "cpu".into(),
+                id,
+            }]);
+        }
         loop {
             let (level, lpos) = self.expect_ident("a scope level: wg, dev (or cta, gpu)")?;
             let t = self.next()?;

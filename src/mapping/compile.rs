@@ -201,12 +201,7 @@ pub fn compile(m: &Mapping, src: &Test) -> Result<Compiled, Diagnostic> {
             header = header.replace(&key, &n.to_string());
         }
         headers.push(header);
-        let names = m
-            .registers
-            .iter()
-            .find(|(k, _)| k == cls)
-            .map(|(_, v)| v.as_slice())
-            .unwrap_or(&[]);
+        let names = m.register_names(cls);
         let mut regs = Regs {
             names,
             map: HashMap::new(),

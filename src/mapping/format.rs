@@ -68,8 +68,9 @@ impl Kind {
 pub const ORDERS: &[&str] = &["na", "rlx", "acq", "rel", "acq_rel", "sc"];
 
 /// Placement classes of source threads: a thread placed on a `cpu` level is
-/// `cpu`, every other thread `gpu`.
-pub const CLASSES: &[&str] = &["cpu", "gpu"];
+/// `cpu`, every other thread `gpu`. `thread`/`register` lines may also name
+/// `default`, used for a class without a line of its own.
+pub const CLASSES: &[&str] = &["cpu", "gpu", "default"];
 
 /// RMW operations a rule or an `op` line may name.
 pub const OPS: &[&str] = &[
@@ -165,7 +166,16 @@ impl Mapping {
 
     /// The header template for a placement class.
     pub fn thread_header(&self, class: &str) -> Option<&str> {
-        lookup(&self.threads, class)
+        lookup(&self.threads, class).or_else(|| lookup(&self.threads, "default"))
+    }
+
+    /// Register names for a placement class (or `default`).
+    pub fn register_names(&self, class: &str) -> &[String] {
+        let find = |c: &str| self.registers.iter().find(|(k, _)| k == c);
+        find(class)
+            .or_else(|| find("default"))
+            .map(|(_, v)| v.as_slice())
+            .unwrap_or(&[])
     }
 
     /// `{sco}` for a source scope.

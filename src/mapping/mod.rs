@@ -16,9 +16,12 @@
 //! Built-in mappings live in `mappings/*.map` and are embedded like the
 //! `.cat` models.
 
+pub mod check;
 pub mod cli;
 pub mod compile;
+pub mod enumerate;
 pub mod format;
+pub mod verify;
 
 pub use format::{Kind, Mapping, Rule};
 
@@ -42,6 +45,14 @@ pub const BUILTINS: &[Builtin] = &[
     Builtin {
         name: "sc11-ptx-rmwsc-norel",
         source: include_str!("../../mappings/sc11-ptx-rmwsc-norel.map"),
+    },
+    Builtin {
+        name: "sc11-x86ptx",
+        source: include_str!("../../mappings/sc11-x86ptx.map"),
+    },
+    Builtin {
+        name: "rc11-x86",
+        source: include_str!("../../mappings/rc11-x86.map"),
     },
 ];
 

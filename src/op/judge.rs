@@ -105,7 +105,7 @@ pub fn run_machine<M: Machine>(
     };
     let mut traces = Vec::new();
     for (state, count) in &ex.final_states {
-        let sat = satisfies(test, &observed, state);
+        let sat = satisfies(test, state);
         if sat {
             res.positive += count;
         } else {
