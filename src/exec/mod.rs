@@ -12,7 +12,7 @@ pub mod outcome;
 pub mod thread;
 pub mod view;
 
-pub use outcome::{observed_terms, term_name, value_text};
+pub use outcome::{observed_terms, satisfies, term_name, value_text};
 pub use view::{AllowedWhy, EventView, ExecutionView, Forbidden, WHY_PATH, WHY_PREFIX, WhyReason};
 
 use crate::cat::Model;
@@ -41,6 +41,10 @@ pub struct CheckOptions {
     pub why: bool,
     /// How many allowed executions to keep for DOT output.
     pub keep_witnesses: usize,
+    /// Operational models: give up after this many distinct machine states.
+    pub max_states: usize,
+    /// Operational models: keep a witness trace per outcome (`--trace`).
+    pub trace: bool,
     /// `--lenient`: upper-case names no front end defines are empty sets.
     pub lenient: bool,
 }
@@ -54,6 +58,8 @@ impl Default for CheckOptions {
             max_paths: 100_000,
             why: false,
             keep_witnesses: 0,
+            max_states: 2_000_000,
+            trace: false,
             lenient: false,
         }
     }
@@ -117,6 +123,9 @@ pub struct CheckResult {
     pub allowed_why: Vec<AllowedWhy>,
     pub witnesses: Vec<ExecutionView>,
     pub elapsed: Duration,
+    /// Set when an operational machine (not a cat model) judged the test:
+    /// exploration figures and witness traces (see [`crate::op`]).
+    pub operational: Option<Box<crate::op::OpReport>>,
 }
 
 /// Checks `test` against `model`.
@@ -156,6 +165,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         allowed_why: Vec::new(),
         witnesses: Vec::new(),
         elapsed: Duration::ZERO,
+        operational: None,
     };
     let mut forbidden: BTreeMap<Vec<Value>, Forbidden> = BTreeMap::new();
     let mut env_checked = false;
