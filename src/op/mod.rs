@@ -18,6 +18,7 @@
 
 pub mod explore;
 pub mod machine;
+pub mod rsp_cache;
 pub mod view;
 
 #[cfg(test)]
