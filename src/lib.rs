@@ -25,6 +25,7 @@ pub mod exec;
 pub mod ir;
 pub mod lex_util;
 pub mod litmus;
+pub mod mapping;
 pub mod models;
 pub mod op;
 pub mod rel;

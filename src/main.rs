@@ -33,6 +33,16 @@ enum Command {
     Conform(ConformArgs),
     /// List the built-in models.
     Models,
+    /// List the built-in compiler mappings.
+    Mappings,
+    /// Print a source test compiled with a mapping (a litmus test `run` accepts).
+    Compile(litmix::mapping::cli::CompileArgs),
+    /// Compare source and target models on source tests compiled with a mapping.
+    CheckMapping(litmix::mapping::cli::CheckMappingArgs),
+    /// Check a mapping on every source program up to a bound.
+    VerifyMapping(litmix::mapping::cli::VerifyMappingArgs),
+    /// Add up the `verify-mapping --json` summaries of shards.
+    Merge(litmix::mapping::cli::MergeArgs),
 }
 
 #[derive(Args)]
@@ -153,6 +163,11 @@ fn main() -> ExitCode {
         Command::Convert(a) => convert(a),
         Command::Bench(a) => bench(a),
         Command::Conform(a) => conform(a),
+        Command::Mappings => litmix::mapping::cli::list(),
+        Command::Compile(a) => litmix::mapping::cli::compile(a),
+        Command::CheckMapping(a) => litmix::mapping::cli::check_mapping(a),
+        Command::VerifyMapping(a) => litmix::mapping::cli::verify_mapping(a),
+        Command::Merge(a) => litmix::mapping::cli::merge(a),
         Command::Models => {
             for b in litmix::models::BUILTINS {
                 outln!("{:11} {}", b.name, b.description);

@@ -603,10 +603,27 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// `wg 0, dev 0` (or `cta 0, gpu 0`): the levels, in any order.
+    /// `wg 0, dev 0` (or `cta 0, gpu 0`): the levels, in any order; or
+    /// `cpu N` (`cpu` alone is CPU 0) for a thread on a CPU of a compound
+    /// system (scoped C/C++ to x86+PTX, docs/mappings.md).
     fn parse_placement(&mut self, thread: usize) -> Result<Vec<ScopeLevel>, Diagnostic> {
         let mut wg: Option<u32> = None;
         let mut dev: Option<u32> = None;
+        if self.peek()?.is_ident("cpu") {
+            self.next()?;
+            let mut id = 0;
+            if let Tok::Int(n) = self.peek()?.tok {
+                self.next()?;
+                id = u32::try_from(n).map_err(|_| {
+                    self.err(Pos::default(), format!("cpu number {n} is too large"))
+                        .expected("a number below 2^32")
+                })?;
+            }
+            return Ok(vec![ScopeLevel {
+                level: "cpu".into(),
+                id,
+            }]);
+        }
         loop {
             let (level, lpos) = self.expect_ident("a scope level: wg, dev (or cta, gpu)")?;
             let t = self.next()?;

@@ -1,0 +1,296 @@
+//! Checking a mapping on one source test: the source model's final states
+//! against those of the compiled test under the target model.
+//!
+//! Both sides observe the *full* final state: every named register of the
+//! source (renamed on the target side) and every location, whatever the
+//! test's condition names. Verdicts:
+//! - `racy`: some allowed source execution raises a flag the mapping calls
+//!   undefined (`data-race`, ...): the program has no defined behaviour and
+//!   any target behaviour is fine;
+//! - `sound`: every final state the target allows, the source allows;
+//! - `unsound`: the others, with the extra states.
+
+use super::compile::{Compiled, compile};
+use super::format::Mapping;
+use crate::driver::ModelCache;
+use crate::exec::{CheckOptions, CheckResult, ExecutionView};
+use crate::ir::{CmpOp, InstrKind, Prop, Quantifier, Term, Test, Value};
+use std::collections::BTreeSet;
+
+/// The verdict on one test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Sound,
+    Racy,
+    Unsound,
+}
+
+impl Verdict {
+    /// `sound`, `racy`, `unsound`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Sound => "sound",
+            Verdict::Racy => "racy",
+            Verdict::Unsound => "unsound",
+        }
+    }
+}
+
+/// Options of a mapping check.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Limits for each model run.
+    pub check: CheckOptions,
+    /// Explain an unsound verdict: the source axiom forbidding the first
+    /// extra state and a target execution reaching it.
+    pub why: bool,
+    /// Target model instead of the mapping's (`--target-model`).
+    pub target_model: Option<String>,
+}
+
+/// The outcome of checking one test.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub file: String,
+    pub test: String,
+    pub mapping: String,
+    pub source_model: String,
+    pub target_model: String,
+    pub verdict: Verdict,
+    /// Names of the observed terms, in the source's names.
+    pub observed: Vec<String>,
+    /// Final states allowed by the source model (values in `observed` order).
+    pub source_states: Vec<Vec<Value>>,
+    /// Final states allowed by the target model, renamed to source names.
+    pub target_states: Vec<Vec<Value>>,
+    /// Target states the source forbids.
+    pub extra_states: Vec<Vec<Value>>,
+    /// Source flags raised by allowed executions that make it undefined.
+    pub undefined_flags: Vec<String>,
+    /// With `why`: the explanation text (source axiom, target witness).
+    pub why: String,
+    /// The source test, with every register and location observed.
+    pub source: Test,
+    /// The compiled test (full observation).
+    pub compiled: Compiled,
+}
+
+impl Report {
+    /// `0:r0=1; x=2;` for a state in source names.
+    pub fn state_text(&self, st: &[Value]) -> String {
+        crate::report::state_text(&self.source, &self.observed, st)
+    }
+}
+
+/// Every named register a thread writes (not the front end's `%` temporaries)
+/// and every location, as observed terms.
+pub fn full_observation(test: &Test) -> Vec<Term> {
+    let mut out = Vec::new();
+    for t in &test.threads {
+        for ins in &t.code {
+            let dst = match &ins.kind {
+                InstrKind::Load { dst, .. } | InstrKind::Mov { dst, .. } => Some(dst),
+                InstrKind::Rmw { dst, .. } => dst.as_ref(),
+                _ => None,
+            };
+            if let Some(d) = dst
+                && !d.starts_with('%')
+            {
+                let term = Term::Reg {
+                    thread: t.id,
+                    reg: d.clone(),
+                };
+                if !out.contains(&term) {
+                    out.push(term);
+                }
+            }
+        }
+    }
+    for (l, loc) in test.locations.iter().enumerate() {
+        if loc.alias_of.is_none() {
+            out.push(Term::Loc(l));
+        }
+    }
+    out
+}
+
+/// `test` with `exists (state)` as its condition (terms in `observed`).
+pub fn with_state_condition(test: &Test, observed: &[Term], state: &[Value]) -> Test {
+    let mut t = test.clone();
+    let mut prop: Option<Prop> = None;
+    for (term, v) in observed.iter().zip(state) {
+        let c = Prop::Cmp(CmpOp::Eq, term.clone(), Term::Const(*v));
+        prop = Some(match prop {
+            None => c,
+            Some(p) => Prop::And(Box::new(p), Box::new(c)),
+        });
+    }
+    t.condition.quantifier = Quantifier::Exists;
+    t.condition.prop = prop.unwrap_or(Prop::True);
+    t
+}
+
+fn run(
+    test: &Test,
+    spec: &str,
+    cache: &ModelCache,
+    opts: &CheckOptions,
+) -> Result<CheckResult, String> {
+    let model = cache.get(spec)?;
+    crate::exec::check(test, &model, opts).map_err(|e| {
+        let file = test
+            .file
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| test.name.clone());
+        format!("{file}: {e}")
+    })
+}
+
+/// Observed terms in a canonical order and the index of each in `r`'s states.
+fn project(
+    r: &CheckResult,
+    names: &[String],
+    rename: &dyn Fn(&str) -> String,
+) -> Result<Vec<Vec<Value>>, String> {
+    let idx: Vec<usize> = names
+        .iter()
+        .map(|n| {
+            let tn = rename(n);
+            r.observed
+                .iter()
+                .position(|o| *o == tn)
+                .ok_or_else(|| format!("the compiled test does not observe {tn} (for {n})"))
+        })
+        .collect::<Result<_, _>>()?;
+    let set: BTreeSet<Vec<Value>> = r
+        .states
+        .keys()
+        .map(|st| idx.iter().map(|&i| st[i]).collect())
+        .collect();
+    Ok(set.into_iter().collect())
+}
+
+/// Checks `m` on the source test `src` (any condition; every register and
+/// location is compared). `file` names the test in the report.
+pub fn check_test(
+    m: &Mapping,
+    src: &Test,
+    file: &str,
+    cache: &ModelCache,
+    opts: &Options,
+) -> Result<Report, String> {
+    let mut source = src.clone();
+    let terms = full_observation(&source);
+    source.observed = terms.clone();
+    let compiled = compile(m, &source).map_err(|d| d.render())?;
+    let target_model = opts
+        .target_model
+        .clone()
+        .unwrap_or_else(|| m.target.clone());
+    let src_res = run(&source, &m.source, cache, &opts.check)?;
+    let names: Vec<String> = terms
+        .iter()
+        .map(|t| crate::exec::term_name(&source, t))
+        .collect();
+    let source_states = project(&src_res, &names, &|n| n.to_string())?;
+    let undefined_flags: Vec<String> = src_res
+        .flags
+        .iter()
+        .filter(|f| m.is_undefined_flag(f))
+        .cloned()
+        .collect();
+    let mut report = Report {
+        file: file.to_string(),
+        test: src.name.clone(),
+        mapping: m.name.clone(),
+        source_model: m.source.clone(),
+        target_model: target_model.clone(),
+        verdict: Verdict::Racy,
+        observed: names.clone(),
+        source_states,
+        target_states: Vec::new(),
+        extra_states: Vec::new(),
+        undefined_flags,
+        why: String::new(),
+        source,
+        compiled,
+    };
+    if !report.undefined_flags.is_empty() {
+        return Ok(report);
+    }
+    let tgt_res = run(&report.compiled.test, &target_model, cache, &opts.check)?;
+    let compiled = &report.compiled;
+    report.target_states = project(&tgt_res, &names, &|n| compiled.term_name(n))?;
+    let allowed: BTreeSet<&Vec<Value>> = report.source_states.iter().collect();
+    report.extra_states = report
+        .target_states
+        .iter()
+        .filter(|s| !allowed.contains(s))
+        .cloned()
+        .collect();
+    report.verdict = if report.extra_states.is_empty() {
+        Verdict::Sound
+    } else {
+        Verdict::Unsound
+    };
+    if opts.why && report.verdict == Verdict::Unsound {
+        report.why = explain(m, &report, &terms, &target_model, cache, opts)?;
+    }
+    Ok(report)
+}
+
+/// The source axiom forbidding the first extra state, and a target
+/// execution reaching it.
+fn explain(
+    m: &Mapping,
+    r: &Report,
+    terms: &[Term],
+    target_model: &str,
+    cache: &ModelCache,
+    opts: &Options,
+) -> Result<String, String> {
+    let st = &r.extra_states[0];
+    let mut out = format!("Extra state: {}\n", r.state_text(st));
+    let src = with_state_condition(&r.source, terms, st);
+    let mut o = opts.check.clone();
+    o.why = true;
+    let sres = run(&src, &r.source_model, cache, &o)?;
+    let why = crate::report::why::explain(&src, &sres);
+    out.push_str(&format!("Source ({}) forbids it:\n", r.source_model));
+    out.push_str(if why.is_empty() {
+        "  (no explanation: the state is not produced by any source candidate)\n"
+    } else {
+        &why
+    });
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    let compiled = super::compile::compile(m, &src).map_err(|d| d.render())?;
+    let mut o = opts.check.clone();
+    o.keep_witnesses = 1;
+    let tres = run(&compiled.test, target_model, cache, &o)?;
+    if let Some(w) = tres.witnesses.first() {
+        out.push_str(&format!("Target ({target_model}) execution reaching it:\n"));
+        out.push_str(&witness_text(&compiled.test, w));
+    }
+    Ok(out)
+}
+
+/// The rf and co edges of an execution, one per line.
+pub fn witness_text(test: &Test, w: &ExecutionView) -> String {
+    let mut out = String::new();
+    for (name, edges) in &w.relations {
+        if name != "rf" && name != "co" {
+            continue;
+        }
+        for (a, b) in edges {
+            out.push_str(&format!(
+                "  {} -{name}-> {}\n",
+                crate::report::event_label(test, &w.events[*a]),
+                crate::report::event_label(test, &w.events[*b])
+            ));
+        }
+    }
+    out
+}
