@@ -323,4 +323,3 @@ fn machine_refuses_other_dialects() {
     let e = RspCache::new(&test, RspOptions::default()).err().unwrap();
     assert!(e.0.contains("not an RSP instruction"), "{e}");
 }
-
