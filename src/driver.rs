@@ -142,6 +142,19 @@ pub fn check_test(
     opts: &CheckOptions,
 ) -> FileOutcome {
     let spec = model.unwrap_or_else(|| crate::models::default_for_arch(&test.arch));
+    if crate::op::rsp_judge::is_model(spec) {
+        return match crate::op::rsp_judge::check(&test, spec, opts) {
+            Ok((result, _)) => FileOutcome::Checked {
+                file,
+                test: Box::new(test),
+                result: Box::new(result),
+            },
+            Err(e) => FileOutcome::Failed {
+                message: format!("{file}: {e}"),
+                file,
+            },
+        };
+    }
     let model = match cache.get(spec) {
         Ok(m) => m,
         Err(message) => return FileOutcome::Failed { file, message },

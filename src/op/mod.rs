@@ -19,6 +19,7 @@
 pub mod explore;
 pub mod machine;
 pub mod rsp_cache;
+pub mod rsp_judge;
 pub mod view;
 
 #[cfg(test)]

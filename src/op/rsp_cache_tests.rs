@@ -156,9 +156,12 @@ fn coww_same_thread_keeps_the_last_store() {
 fn two_plus_two_w_across_work_groups_is_weak() {
     // Each L1 flushes its two stores in any order relative to the other.
     // Reduced run only: without reductions this has ~375k states.
-    let o = run(&format!(
-        "RSP 2+2W\n{{ x=0; y=0; }}\n {TWO_WG}\n ST 1 x | ST 1 y ;\n ST 2 y | ST 2 x ;\nexists ([x]=1 /\\ [y]=1)\n"
-    ));
+    let o = run(
+        &format!(
+            "RSP 2+2W\n{{ x=0; y=0; }}\n {TWO_WG}\n ST 1 x | ST 1 y ;\n ST 2 y | ST 2 x ;\nexists ([x]=1 /\\ [y]=1)\n"
+        ),
+        RspOptions::default(),
+    );
     assert!(o.contains(&vec![1, 1]));
     assert_eq!(o.len(), 4);
 }
@@ -168,9 +171,12 @@ fn two_plus_two_w_with_release_flushes_is_forbidden() {
     // FLU_L1 WG makes the first store reach L2 before the second store is
     // even made: x=1 must be overwritten by P1's x=2 unless P1's x was
     // first, which puts P1's y=1 ... in L2 before P0's y=2.
-    let o = run(&format!(
-        "RSP 2+2W+flu\n{{ x=0; y=0; }}\n {TWO_WG}\n ST 1 x | ST 1 y ;\n FLU_L1 WG | FLU_L1 WG ;\n ST 2 y | ST 2 x ;\nexists ([x]=1 /\\ [y]=1)\n"
-    ));
+    let o = run(
+        &format!(
+            "RSP 2+2W+flu\n{{ x=0; y=0; }}\n {TWO_WG}\n ST 1 x | ST 1 y ;\n FLU_L1 WG | FLU_L1 WG ;\n ST 2 y | ST 2 x ;\nexists ([x]=1 /\\ [y]=1)\n"
+        ),
+        RspOptions::default(),
+    );
     assert!(!o.contains(&vec![1, 1]));
 }
 
