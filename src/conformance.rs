@@ -224,7 +224,9 @@ pub fn run(
         .with_max_len(1)
         .map(|e| {
             let path: PathBuf = root.join(&e.test);
-            if crate::models::builtin(&e.model).is_none() {
+            if crate::models::builtin(&e.model).is_none()
+                && !crate::op::rsp_judge::is_model(&e.model)
+            {
                 let status = Status::Skipped(format!("litmix has no model '{}'", e.model));
                 return ((*e).clone(), status);
             }
