@@ -212,7 +212,10 @@ impl Program {
                     }
                     OpKind::Store | OpKind::Rmw => {
                         written[op.loc as usize] += 1;
-                        let v = written[op.loc as usize];
+                        // With fetch-and-add RMWs, stores write multiples of
+                        // 10 so that no store value equals an incremented one
+                        // (at most 9 increments per location).
+                        let v = written[op.loc as usize] * if self.rmw_add { 10 } else { 1 };
                         if op.kind == OpKind::Rmw && self.rmw_add {
                             let _ = writeln!(
                                 s,
