@@ -30,3 +30,4 @@ pub mod models;
 pub mod op;
 pub mod rel;
 pub mod report;
+pub mod serve;

@@ -37,14 +37,14 @@ fn herd_block_for_bundled_example() {
         "{out}"
     );
     assert!(
-        out.contains("\nOk\nWitnesses\nPositive: 0 Negative: 3\n"),
+        out.contains("\nOk\nWitnesses\nPositive: 3 Negative: 0\n"),
         "{out}"
     );
     assert!(
         out.contains("Condition ~exists (1:r0=1 /\\ 1:r1=0)\n"),
         "{out}"
     );
-    assert!(out.contains("Observation MP-gpu Never 0 3\n"), "{out}");
+    assert!(out.contains("Observation MP-gpu Always 3 0\n"), "{out}");
     assert!(out.contains("\nTime MP-gpu "), "{out}");
 }
 

@@ -15,6 +15,8 @@ pub struct CandidateEnv<'s, 'a> {
     rf: &'s Relation,
     co: &'s Relation,
     bar: &'s Relation,
+    /// `--lenient`: an unknown upper-case name is an empty set, not an error.
+    lenient: bool,
 }
 
 impl<'s, 'a> CandidateEnv<'s, 'a> {
@@ -25,21 +27,108 @@ impl<'s, 'a> CandidateEnv<'s, 'a> {
         co: &'s Relation,
         bar: &'s Relation,
     ) -> Self {
-        CandidateEnv { skel, rf, co, bar }
+        CandidateEnv {
+            skel,
+            rf,
+            co,
+            bar,
+            lenient: false,
+        }
+    }
+
+    /// With `lenient`, an upper-case name no front end defines is an empty
+    /// set (herd's habit) instead of an error.
+    pub fn lenient(mut self, lenient: bool) -> Self {
+        self.lenient = lenient;
+        self
     }
 
     fn rel(&self, name: &str) -> &Relation {
         &self.skel.rels[name]
     }
+
+    /// herd's `pco` (computed by herd for `cos-ok-opt.cat`): the coherence
+    /// edges the program order and `rf` force, plus init-first.
+    fn pco(&self) -> Relation {
+        let w = self.set_or_empty("W");
+        let r = self.set_or_empty("R");
+        let iw = self.set_or_empty("IW");
+        let po_loc = self.rel("po").intersection(self.rel("loc"));
+        let invrf = self.rf.inverse();
+        let id = Relation::identity(self.skel.len());
+        let ww = po_loc.intersection(&Relation::cartesian(&w, &w));
+        let rw = self
+            .rf
+            .compose(&po_loc.intersection(&Relation::cartesian(&r, &w)));
+        let wr = po_loc
+            .intersection(&Relation::cartesian(&w, &r))
+            .compose(&invrf)
+            .difference(&id);
+        let rr = self
+            .rf
+            .compose(&po_loc.intersection(&Relation::cartesian(&r, &r)))
+            .compose(&invrf)
+            .difference(&id);
+        let co0 = self
+            .rel("loc")
+            .intersection(&Relation::cartesian(&iw, &w.diff(&iw)));
+        ww.union(&rw).union(&wr).union(&rr).union(&co0)
+    }
+
+    fn has_tag(&self, tag: &str) -> bool {
+        self.skel.sets.get(tag).is_some_and(|s| !s.is_empty())
+    }
+
+    fn set_or_empty(&self, name: &str) -> BitSet {
+        self.skel
+            .sets
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| BitSet::new(self.skel.len()))
+    }
+
+    /// herd's names for sets litmix spells differently (`docs/cat-environment.md`).
+    fn herd_set(&self, name: &str) -> Option<BitSet> {
+        let n = self.skel.len();
+        Some(match name {
+            // The co-last writes; with `co` left to the model (empty here),
+            // every write, so that stdlib's `co0` keeps only init-first.
+            "FW" => {
+                let w = self.set_or_empty("W");
+                BitSet::from_indices(n, w.iter().filter(|&e| self.co.successors(e).is_empty()))
+            }
+            "Exp" => self.set_or_empty("M"),
+            "NExp" => BitSet::new(n),
+            // x86 locked accesses.
+            "X" if self.has_tag("X86") => self.set_or_empty("RMW").inter(&self.set_or_empty("X86")),
+            // C/OpenCL atomic accesses.
+            "A" if self.has_tag("C") => {
+                let mut a = BitSet::new(n);
+                for t in ["RLX", "ACQ", "REL", "ACQ_REL", "SC"] {
+                    a.union_with(&self.set_or_empty(t));
+                }
+                a.inter(&self.set_or_empty("M"))
+            }
+            _ => return None,
+        })
+    }
 }
 
 /// Predefined names whose value depends on the candidate's `rf`/`co`.
 const DYNAMIC: &[&str] = &[
-    "rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "bar",
+    "rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "bar", "FW", "pco",
 ];
 
-/// True for names that denote tags (upper case, digits, `_`): unknown ones
-/// are empty sets rather than errors.
+/// Tags some front end emits (docs/cat-environment.md): a model may name
+/// them in any test, where no event carries them they are empty sets.
+pub const KNOWN_TAGS: &[&str] = &[
+    "R", "W", "M", "F", "IW", "RMW", "BAR", "WEAK", "RLX", "ACQ", "REL", "ACQ_REL", "SC", "CTA",
+    "GPU", "SYS", "CPU", "VOL", "SYNC", "ARRIVE", "RED", "PTX", "X86", "MFENCE", "SURFACE",
+    "TEXTURE", "CONSTANT", "PROXY", "ALIAS", "GENERIC", "C", "OPENCL", "NA", "WI", "WG", "DEV",
+    "GLOBAL", "LOCAL", "NAL", "REMOTE",
+];
+
+/// True for names that denote tags (upper case, digits, `_`).
 pub fn is_tag_name(name: &str) -> bool {
     name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
         && name
@@ -55,8 +144,12 @@ impl Environment for CandidateEnv<'_, '_> {
     fn set(&self, name: &str) -> Option<BitSet> {
         match self.skel.sets.get(name) {
             Some(s) => Some(s.clone()),
-            None if is_tag_name(name) => Some(BitSet::new(self.skel.len())),
-            None => None,
+            None if KNOWN_TAGS.contains(&name) => Some(BitSet::new(self.skel.len())),
+            None => match self.herd_set(name) {
+                Some(s) => Some(s),
+                None if self.lenient && is_tag_name(name) => Some(BitSet::new(self.skel.len())),
+                None => None,
+            },
         }
     }
 
@@ -72,6 +165,12 @@ impl Environment for CandidateEnv<'_, '_> {
             "fre" => fr(self.rf, self.co).intersection(self.rel("ext")),
             "fri" => fr(self.rf, self.co).intersection(self.rel("int")),
             "bar" => self.bar.clone(),
+            "iico_data" | "iico_ctrl" | "rf-reg" => Relation::new(self.skel.len()),
+            "pco" => self.pco(),
+            // litmix's events are herd's events of one instruction instance
+            // each (an RMW's read and write play herd's single C RMW event),
+            // so these relate each event to itself.
+            "sm" | "si" | "same-instance" => Relation::identity(self.skel.len()),
             _ => return self.skel.rels.get(name).cloned(),
         })
     }

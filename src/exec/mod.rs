@@ -40,6 +40,8 @@ pub struct CheckOptions {
     pub why: bool,
     /// How many allowed executions to keep for DOT output.
     pub keep_witnesses: usize,
+    /// `--lenient`: upper-case names no front end defines are empty sets.
+    pub lenient: bool,
 }
 
 impl Default for CheckOptions {
@@ -51,6 +53,7 @@ impl Default for CheckOptions {
             max_paths: 100_000,
             why: false,
             keep_witnesses: 0,
+            lenient: false,
         }
     }
 }
@@ -211,7 +214,7 @@ fn finish(
 ) -> CheckResult {
     res.validated = match test.condition.quantifier {
         Quantifier::Exists => res.positive > 0,
-        Quantifier::NotExists => res.positive == 0,
+        Quantifier::NotExists => res.negative == 0,
         Quantifier::Forall => res.negative == 0,
     };
     res.forbidden = forbidden
@@ -359,6 +362,9 @@ impl RfSearch<'_, '_> {
         if co_choices > budget {
             return Err(over_budget(self.opts.max_candidates));
         }
+        if self.model.binds_co() {
+            return self.judge_model_co(&rf, &bar, &regs, &vals);
+        }
         let orders: Vec<Vec<Vec<usize>>> =
             skel.writes_by_loc.iter().map(|w| permutations(w)).collect();
         let mut idx = vec![0usize; orders.len()];
@@ -369,7 +375,7 @@ impl RfSearch<'_, '_> {
             }
             let chosen: Vec<&Vec<usize>> = orders.iter().zip(&idx).map(|(o, &i)| &o[i]).collect();
             let co = coherence(skel, &chosen);
-            let env = CandidateEnv::new(skel, &rf, &co, &bar);
+            let env = CandidateEnv::new(skel, &rf, &co, &bar).lenient(self.opts.lenient);
             if !*self.env_checked {
                 self.model.check_environment(&env)?;
                 *self.env_checked = true;
@@ -405,11 +411,7 @@ impl RfSearch<'_, '_> {
             };
             if outcome.allowed {
                 *self.res.states.entry(state.clone()).or_insert(0) += 1;
-                if sat {
-                    self.res.positive += 1;
-                } else {
-                    self.res.negative += 1;
-                }
+                self.count(sat);
                 self.res.flags.extend(outcome.flags.iter().cloned());
                 if self.res.witnesses.len() < self.opts.keep_witnesses && interesting {
                     self.res
@@ -435,6 +437,76 @@ impl RfSearch<'_, '_> {
             if !next_choice(&mut idx, |k| orders[k].len()) {
                 return Ok(());
             }
+        }
+    }
+
+    /// The model builds `co` itself (`with co from ...`): the engine hands
+    /// it an empty `co` and counts each accepted choice as one execution,
+    /// its final memory values taken from the `co` the model chose.
+    fn judge_model_co(
+        &mut self,
+        rf: &crate::rel::Relation,
+        bar: &crate::rel::Relation,
+        regs: &BTreeMap<(usize, String), Value>,
+        vals: &[Option<Value>],
+    ) -> Result<(), CheckError> {
+        let skel = self.skel;
+        let empty = crate::rel::Relation::new(skel.len());
+        let env = CandidateEnv::new(skel, rf, &empty, bar).lenient(self.opts.lenient);
+        if !*self.env_checked {
+            self.model.check_environment(&env)?;
+            *self.env_checked = true;
+        }
+        let accepted = self.model.evaluate_all(&env, &mut self.cache)?;
+        self.res.candidates += accepted.len().max(1) as u64;
+        if self.res.candidates > self.opts.max_candidates {
+            return Err(over_budget(self.opts.max_candidates));
+        }
+        for a in accepted {
+            let co = a.co.unwrap_or_else(|| empty.clone());
+            // Per location, its writes in the order `co` gives them.
+            let orders: Vec<Vec<usize>> = skel
+                .writes_by_loc
+                .iter()
+                .map(|ws| {
+                    let mut o = ws.clone();
+                    o.sort_by_key(|&w| ws.iter().filter(|&&v| co.contains(v, w)).count());
+                    o
+                })
+                .collect();
+            let chosen: Vec<&Vec<usize>> = orders.iter().collect();
+            let state = self.final_state(regs, &chosen, vals);
+            let sat = eval_prop(
+                &self.skel.test.condition.prop,
+                &state_lookup(self.observed, &state),
+            );
+            let interesting = match self.skel.test.condition.quantifier {
+                Quantifier::Forall => !sat,
+                _ => sat,
+            };
+            *self.res.states.entry(state.clone()).or_insert(0) += 1;
+            self.count(sat);
+            self.res.flags.extend(a.flags.iter().cloned());
+            if self.res.witnesses.len() < self.opts.keep_witnesses && interesting {
+                self.res
+                    .witnesses
+                    .push(view::view(skel, rf, &co, vals, state));
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts one allowed execution: herd's Positive counts those
+    /// satisfying the condition's proposition, negated for `~exists`.
+    fn count(&mut self, sat: bool) {
+        let positive = match self.skel.test.condition.quantifier {
+            Quantifier::NotExists => !sat,
+            _ => sat,
+        };
+        if positive {
+            self.res.positive += 1;
+        } else {
+            self.res.negative += 1;
         }
     }
 

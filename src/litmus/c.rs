@@ -275,6 +275,17 @@ struct Parser<'a> {
     depth: u32,
 }
 
+/// Whether the test's header sets herd's `S128` variant (128-bit values).
+fn has_s128_variant(src: &str) -> bool {
+    src.lines()
+        .take_while(|l| !l.trim_start().starts_with('{'))
+        .any(|l| {
+            l.trim_start()
+                .strip_prefix("Variant=")
+                .is_some_and(|v| v.split([',', ' ']).any(|x| x.trim() == "S128"))
+        })
+}
+
 /// Words that may start a declaration or qualify a parameter type.
 fn is_type_word(w: &str) -> bool {
     matches!(
@@ -294,6 +305,9 @@ fn is_type_word(w: &str) -> bool {
             | "int64_t"
             | "uint32_t"
             | "uint64_t"
+            | "__int128"
+            | "__int128_t"
+            | "__uint128_t"
             | "volatile"
             | "const"
             | "_Atomic"
@@ -410,6 +424,13 @@ impl<'a> Parser<'a> {
                     return Err(self
                         .err(*wpos, format!("unknown type word '{w}'"))
                         .expected("a type like int or atomic_int"));
+                }
+                if w.contains("int128") && !has_s128_variant(self.lx.lx.src()) {
+                    return Err(self
+                        .err(*wpos, format!("a '{w}' location needs the S128 variant"))
+                        .expected(
+                            "'Variant=S128' in the test header (herd rejects the test otherwise)",
+                        ));
                 }
                 is_atomic |= w.starts_with("atomic_") || w == "_Atomic";
                 is_local |= matches!(w.as_str(), "local" | "__local");

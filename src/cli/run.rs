@@ -1,0 +1,156 @@
+//! `litmix run`: check tests, print herd blocks or JSON, `--why`, `--dot`.
+
+use super::{Limits, emit, options, progress, sanitize};
+use clap::Args;
+use litmix::driver::{FileOutcome, ModelCache, check_path, collect_paths};
+use litmix::report;
+use rayon::prelude::*;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub cat: super::CatArgs,
+    /// Print exactly herd7's lines (`[x]` locations, `Undef`, no litmix notes).
+    #[arg(long)]
+    pub herd_identical: bool,
+    /// Print integers in hexadecimal (herd's -hexa).
+    #[arg(long)]
+    pub hexa: bool,
+    /// Model: a built-in name (see `litmix models`) or a .cat file. Default: by the test's arch.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// One JSON object per test per line.
+    #[arg(long)]
+    pub json: bool,
+    /// Explain each outcome of the condition the model forbids (axiom and cycle),
+    /// and each it allows for a reason the model names (`why_` bindings, e.g.
+    /// a missing or misplaced proxy fence).
+    #[arg(long)]
+    pub why: bool,
+    /// Write Graphviz files of witness executions into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub dot: Option<PathBuf>,
+    #[command(flatten)]
+    pub limits: Limits,
+    /// Litmus files or directories.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Runs `litmix run`.
+pub fn run(a: RunArgs) -> ExitCode {
+    let files = collect_paths(&a.paths);
+    if files.is_empty() {
+        eprintln!("litmix: no litmus files found in the given paths");
+        return ExitCode::from(2);
+    }
+    let mut opts = options(&a.limits);
+    a.cat.apply(&mut opts);
+    opts.why = a.why;
+    opts.keep_witnesses = if a.dot.is_some() { 4 } else { 0 };
+    if let Some(dir) = &a.dot
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        eprintln!("litmix: cannot create {}: {e}", dir.display());
+        return ExitCode::from(2);
+    }
+    let cache = ModelCache::default();
+    let pb = progress(files.len());
+    let outcomes: Vec<FileOutcome> = files
+        .par_iter()
+        .with_max_len(1)
+        .flat_map_iter(|f| {
+            let o = check_path(f, a.model.as_deref(), &cache, &opts);
+            if let Some(pb) = &pb {
+                pb.inc(1);
+            }
+            o
+        })
+        .collect();
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    let mut failed = false;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for o in &outcomes {
+        match o {
+            FileOutcome::Failed { file, message } => {
+                failed = true;
+                if a.json {
+                    emit(writeln!(out, "{}", report::json::error(file, message)));
+                } else {
+                    eprintln!("{message}");
+                }
+            }
+            FileOutcome::Checked { file, test, result } => {
+                if a.json {
+                    emit(writeln!(
+                        out,
+                        "{}",
+                        report::json::result(file, test, result)
+                    ));
+                } else {
+                    let style = report::herd::HerdStyle {
+                        identical: a.herd_identical,
+                        hexa: a.hexa,
+                    };
+                    emit(writeln!(
+                        out,
+                        "{}",
+                        report::herd::block_with(test, result, style)
+                    ));
+                    if a.why {
+                        let why = report::why::explain(test, result);
+                        if !why.is_empty() {
+                            emit(writeln!(out, "{why}"));
+                        }
+                    }
+                }
+                if let Some(dir) = &a.dot {
+                    for (i, w) in result.witnesses.iter().enumerate() {
+                        let title = format!("{} ({}) witness {}", result.test, result.model, i + 1);
+                        let path = dir.join(format!("{}-{}.dot", sanitize(&result.test), i + 1));
+                        if let Err(e) =
+                            std::fs::write(&path, report::dot::execution(test, &title, w))
+                        {
+                            eprintln!("litmix: cannot write {}: {e}", path.display());
+                            failed = true;
+                        }
+                    }
+                    for (i, f) in result.forbidden.iter().enumerate() {
+                        let title = format!(
+                            "{} ({}) forbidden by {}",
+                            result.test, result.model, f.failure.check
+                        );
+                        let path = dir.join(format!(
+                            "{}-forbidden-{}.dot",
+                            sanitize(&result.test),
+                            i + 1
+                        ));
+                        if let Err(e) = std::fs::write(
+                            &path,
+                            report::dot::execution_with_cycle(
+                                test,
+                                &title,
+                                &f.execution,
+                                &f.failure.path,
+                            ),
+                        ) {
+                            eprintln!("litmix: cannot write {}: {e}", path.display());
+                            failed = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
