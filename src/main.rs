@@ -71,8 +71,11 @@ fn main() -> ExitCode {
             for b in litmix::models::BUILTINS {
                 outln!("{:11} {}", b.name, b.description);
             }
-            for (n, d) in litmix::op::OPERATIONAL {
-                outln!("{n:11} {d}");
+            for (n, d) in litmix::op::OPERATIONAL
+                .iter()
+                .chain(litmix::op::rsp_judge::MODELS)
+            {
+                outln!("{n:16} {d}");
             }
             for (a, t) in litmix::models::ALIASES {
                 outln!("{a:11} alias of {t}");

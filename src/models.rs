@@ -96,6 +96,7 @@ pub fn default_for_arch(arch: &str) -> &'static str {
         "X86+PTX" | "PTX+X86" => "cmm",
         "C" => "rc11",
         "OPENCL" => "opencl",
+        "RSP" => "rsp-cache",
         _ => "sc",
     }
 }

@@ -128,6 +128,38 @@ pub struct CheckResult {
     pub operational: Option<Box<crate::op::OpReport>>,
 }
 
+impl CheckResult {
+    /// An empty result for `test` under the model named `model`: no state,
+    /// no candidate yet. Every judge (cat models, operational machines)
+    /// starts from it and fills in what it finds.
+    pub fn new(test: &Test, model: &str) -> CheckResult {
+        CheckResult {
+            test: test.name.clone(),
+            model: model.to_string(),
+            quantifier: test.condition.quantifier,
+            observed: observed_terms(test)
+                .iter()
+                .map(|t| term_name(test, t))
+                .collect(),
+            states: BTreeMap::new(),
+            positive: 0,
+            negative: 0,
+            validated: false,
+            flags: BTreeSet::new(),
+            candidates: 0,
+            rf_nodes: 0,
+            cut_paths: 0,
+            cyclic: 0,
+            barrier_deadlocks: 0,
+            forbidden: Vec::new(),
+            allowed_why: Vec::new(),
+            witnesses: Vec::new(),
+            elapsed: Duration::ZERO,
+            operational: None,
+        }
+    }
+}
+
 /// Checks `test` against `model`.
 pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckResult, CheckError> {
     let start = Instant::now();
@@ -146,27 +178,8 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         thread_paths.push(thread::explore(&file, t, test.locations.len(), limits)?);
     }
     let observed_terms = observed_terms(test);
-    let mut res = CheckResult {
-        test: test.name.clone(),
-        model: model.name().to_string(),
-        quantifier: test.condition.quantifier,
-        observed: observed_terms.iter().map(|t| term_name(test, t)).collect(),
-        states: BTreeMap::new(),
-        positive: 0,
-        negative: 0,
-        validated: false,
-        flags: BTreeSet::new(),
-        candidates: 0,
-        rf_nodes: 0,
-        cut_paths: thread_paths.iter().map(|t| t.cut).sum(),
-        cyclic: 0,
-        barrier_deadlocks: 0,
-        forbidden: Vec::new(),
-        allowed_why: Vec::new(),
-        witnesses: Vec::new(),
-        elapsed: Duration::ZERO,
-        operational: None,
-    };
+    let mut res = CheckResult::new(test, model.name());
+    res.cut_paths = thread_paths.iter().map(|t| t.cut).sum();
     let mut forbidden: BTreeMap<Vec<Value>, Forbidden> = BTreeMap::new();
     let mut env_checked = false;
 

@@ -6,11 +6,9 @@ use super::explore::{ExploreError, ExploreOptions, explore, replay};
 use super::lostpop::LostPop;
 use super::machine::Machine;
 use super::view::{StateView, state_view};
-use crate::exec::{CheckError, CheckOptions, CheckResult, observed_terms, satisfies, term_name};
+use crate::exec::{CheckError, CheckOptions, CheckResult, satisfies};
 use crate::ir::{Quantifier, Test, Value};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
 
 /// The operational models `--model` accepts, with a description.
 pub const OPERATIONAL: &[(&str, &str)] = &[(
@@ -18,9 +16,10 @@ pub const OPERATIONAL: &[(&str, &str)] = &[(
     "LOST-POP operational model (seed 000 §4, App. A): x86, PTX and X86+PTX tests, explored exhaustively",
 )];
 
-/// Whether `name` is an operational model.
+/// Whether `name` is an operational model: LOST-POP or one of the GPU
+/// cache machines of [`super::rsp_judge`].
 pub fn is_operational(name: &str) -> bool {
-    OPERATIONAL.iter().any(|(n, _)| *n == name)
+    OPERATIONAL.iter().any(|(n, _)| *n == name) || super::rsp_judge::is_model(name)
 }
 
 /// One reachable outcome with a transition sequence reaching it.
@@ -56,6 +55,9 @@ pub struct OpReport {
 
 /// Checks `test` with the operational model `name`.
 pub fn check(test: &Test, name: &str, opts: &CheckOptions) -> Result<CheckResult, CheckError> {
+    if super::rsp_judge::is_model(name) {
+        return super::rsp_judge::check(test, name, opts).map(|(result, _)| result);
+    }
     match name {
         "lostpop" => {
             let m = LostPop::new(test, opts.unroll)?;
@@ -82,28 +84,9 @@ pub fn run_machine<M: Machine>(
         ExploreError::Limit(msg) => CheckError::Limit(msg),
         ExploreError::Machine(e) => CheckError::Limit(format!("{}: {e}", m.name())),
     })?;
-    let observed = observed_terms(test);
-    let mut res = CheckResult {
-        test: test.name.clone(),
-        model: m.name().to_string(),
-        quantifier: test.condition.quantifier,
-        observed: observed.iter().map(|t| term_name(test, t)).collect(),
-        states: BTreeMap::new(),
-        positive: 0,
-        negative: 0,
-        validated: false,
-        flags: BTreeSet::new(),
-        candidates: ex.states,
-        rf_nodes: ex.transitions,
-        cut_paths: 0,
-        cyclic: 0,
-        barrier_deadlocks: 0,
-        forbidden: Vec::new(),
-        allowed_why: Vec::new(),
-        witnesses: Vec::new(),
-        elapsed: Duration::ZERO,
-        operational: None,
-    };
+    let mut res = CheckResult::new(test, m.name());
+    res.candidates = ex.states;
+    res.rf_nodes = ex.transitions;
     let mut traces = Vec::new();
     for (state, count) in &ex.final_states {
         let sat = satisfies(test, state);

@@ -23,6 +23,8 @@ pub mod explore;
 pub mod judge;
 pub mod lostpop;
 pub mod machine;
+pub mod rsp_cache;
+pub mod rsp_judge;
 pub mod view;
 
 #[cfg(test)]

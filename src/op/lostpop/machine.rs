@@ -73,12 +73,17 @@ impl<'t> LostPop<'t> {
             let arch = match th.arch {
                 Arch::X86 => LpArch::X86,
                 Arch::Ptx => LpArch::Ptx,
-                Arch::C => {
+                Arch::C | Arch::Rsp => {
                     return Err(err(
                         th.code.first().map(|i| i.pos).unwrap_or_default(),
                         format!(
-                            "lostpop models x86 and PTX threads; P{} is C/OpenCL code",
-                            th.id
+                            "lostpop models x86 and PTX threads; P{} is {} code",
+                            th.id,
+                            if th.arch == Arch::C {
+                                "C/OpenCL"
+                            } else {
+                                "RSP machine"
+                            }
                         ),
                     ));
                 }
