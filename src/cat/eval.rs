@@ -177,6 +177,9 @@ pub struct Program {
     pub groups: Vec<RecGroup>,
     pub funcs: Vec<Func>,
     pub stmts: Vec<CStmt>,
+    /// Per statement: for a `with`, the later checks that may cut a prefix
+    /// of its linearisation (see `super::monotone::with_plans`).
+    pub with_checks: Vec<Vec<usize>>,
 }
 
 /// Per-evaluation state: caches of environment values and slots.
@@ -185,6 +188,14 @@ pub struct State<'e> {
     n: usize,
     env_vals: Vec<OnceCell<Value>>,
     slots: Vec<OnceCell<Value>>,
+    /// Cut prefixes of `with` linearisations that a monotone check rejects.
+    pub prune: bool,
+    /// Give up a `with` search after this instant (an error; the caller
+    /// reports the timeout).
+    pub deadline: Option<std::time::Instant>,
+    /// Partial linearisations visited and cut by `with` searches.
+    pub with_nodes: u64,
+    pub with_pruned: u64,
 }
 
 enum Verdict {
@@ -224,6 +235,13 @@ fn into_rel(v: Cow<'_, Value>, loc: Loc, what: &str) -> Res<Relation> {
 }
 
 impl State<'_> {
+    /// Sets slot `i` (a `with` variable) for a partial evaluation.
+    pub fn set_slot(&mut self, i: usize, v: Value) {
+        let cell = &mut self.slots[i];
+        cell.take();
+        let _ = cell.set(v);
+    }
+
     /// Pre-fills caches with values known from earlier evaluations.
     pub fn seed(&mut self, env_values: &[Option<Value>], slot_values: &[Option<Value>]) {
         for (cell, v) in self.env_vals.iter_mut().zip(env_values) {
@@ -319,6 +337,10 @@ impl Program {
             n: env.num_events(),
             env_vals: (0..self.env_names.len()).map(|_| OnceCell::new()).collect(),
             slots: (0..self.slots.len()).map(|_| OnceCell::new()).collect(),
+            prune: false,
+            deadline: None,
+            with_nodes: 0,
+            with_pruned: 0,
         }
     }
 
@@ -583,6 +605,22 @@ impl Program {
         Ok(Verdict::Allowed)
     }
 
+    /// Whether check `c` holds on `st` (flags and failures dropped); used on
+    /// partial candidates by the pruning search.
+    pub fn check_holds(&self, c: &CCheck, st: &State<'_>) -> Res<bool> {
+        Ok(self.run_check(c, st, &mut Vec::new(), false, false)?.is_none())
+    }
+
+    /// Sets every `with` variable at statement `from` or later to the empty
+    /// relation (its least value) for a partial evaluation.
+    pub fn least_with_values(&self, from: usize, st: &mut State<'_>) {
+        for s in &self.stmts[from..] {
+            if let CStmt::With(w) = s {
+                st.set_slot(w.slot, Value::Rel(Relation::empty(st.n)));
+            }
+        }
+    }
+
     /// Runs one check; `Some(failure)` when it forbids the execution.
     fn run_check(
         &self,
@@ -686,7 +724,36 @@ impl Program {
         let flags_len = flags.len();
         let mut first_failure: Option<Option<Failure>> = None;
         let mut error = None;
-        let flow = Relation::for_each_linearisation(&set, &rel, |order| {
+        // Prefixes are judged only after the first complete order, whose
+        // failure is the one reported: pruning then never changes it.
+        let plan = self.with_checks.get(i).filter(|p| st.prune && !p.is_empty());
+        let mut leaf_seen = false;
+        let flow = Relation::search_linearisations(&set, &rel, |order, complete| {
+            if !complete {
+                st.with_nodes += 1;
+                if st.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+                    error = Some(Error::new(w.set.loc, "time budget exceeded"));
+                    return ControlFlow::Break(());
+                }
+                let Some(plan) = plan.filter(|_| leaf_seen) else {
+                    return ControlFlow::Continue(true);
+                };
+                for cell in &mut st.slots[w.slot..] {
+                    cell.take();
+                }
+                self.least_with_values(i + 1, st);
+                let _ = st.slots[w.slot].set(Value::Rel(order.clone()));
+                for &j in plan {
+                    if let CStmt::Check(c) = &self.stmts[j]
+                        && let Ok(false) = self.check_holds(c, st)
+                    {
+                        st.with_pruned += 1;
+                        return ControlFlow::Continue(false);
+                    }
+                }
+                return ControlFlow::Continue(true);
+            }
+            leaf_seen = true;
             for cell in &mut st.slots[w.slot..] {
                 cell.take();
             }
@@ -699,7 +766,7 @@ impl Program {
                     if first_failure.is_none() {
                         first_failure = Some(f);
                     }
-                    ControlFlow::Continue(())
+                    ControlFlow::Continue(true)
                 }
                 Err(e) => {
                     error = Some(e);

@@ -38,6 +38,12 @@ const DYNAMIC: &[&str] = &[
     "rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "bar",
 ];
 
+/// Whether predefined `name` depends on the candidate's choices (`rf`,
+/// `co`, barrier matching) rather than on the skeleton alone.
+pub fn is_dynamic(name: &str) -> bool {
+    DYNAMIC.contains(&name)
+}
+
 /// True for names that denote tags (upper case, digits, `_`): unknown ones
 /// are empty sets rather than errors.
 pub fn is_tag_name(name: &str) -> bool {
@@ -79,7 +85,7 @@ impl Environment for CandidateEnv<'_, '_> {
     /// Everything but `rf`, `co` and what is derived from them (including
     /// `bar`, whose operands may be read values) is fixed by the skeleton.
     fn is_static(&self, name: &str) -> bool {
-        !DYNAMIC.contains(&name)
+        !is_dynamic(name)
     }
 }
 

@@ -8,6 +8,7 @@
 pub mod candidate;
 pub mod env;
 pub mod outcome;
+pub mod prune;
 pub mod thread;
 pub mod view;
 
@@ -17,9 +18,11 @@ pub use view::{AllowedWhy, EventView, ExecutionView, Forbidden, WHY_PATH, WHY_PR
 use crate::cat::Model;
 use crate::diag::Diagnostic;
 use crate::ir::{Quantifier, Term, Test, Value};
-use candidate::{Eval, Skeleton, Values, coherence, permutations};
+use candidate::{Eval, Skeleton, Values};
 use env::CandidateEnv;
 use outcome::{eval_prop, state_lookup};
+use prune::{Pruner, base_coherence};
+use crate::rel::Relation;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 use thread::{EventKind, PathLimits, ThreadPaths};
@@ -40,6 +43,13 @@ pub struct CheckOptions {
     pub why: bool,
     /// How many allowed executions to keep for DOT output.
     pub keep_witnesses: usize,
+    /// Cut partial candidates that a monotone check of the model already
+    /// rejects (`--no-prune` turns it off). Never changes the result; it is
+    /// off anyway under [`CheckOptions::why`], whose explanations come from
+    /// the first rejected candidate of each state in enumeration order.
+    pub prune: bool,
+    /// Give the test a `timeout` result after this long (`--timeout`).
+    pub timeout: Option<Duration>,
 }
 
 impl Default for CheckOptions {
@@ -51,6 +61,8 @@ impl Default for CheckOptions {
             max_paths: 100_000,
             why: false,
             keep_witnesses: 0,
+            prune: true,
+            timeout: None,
         }
     }
 }
@@ -62,6 +74,12 @@ pub enum CheckError {
     Diagnostic(Diagnostic),
     /// A size limit was hit; the message names it and how to raise it.
     Limit(String),
+    /// The test ran past its `--timeout`; the figures reached so far.
+    Timeout {
+        after: Duration,
+        candidates: u64,
+        pruned: u64,
+    },
 }
 
 impl std::fmt::Display for CheckError {
@@ -69,6 +87,16 @@ impl std::fmt::Display for CheckError {
         match self {
             CheckError::Diagnostic(d) => write!(f, "{}", d.render()),
             CheckError::Limit(m) => write!(f, "limit exceeded: {m}"),
+            CheckError::Timeout {
+                after,
+                candidates,
+                pruned,
+            } => write!(
+                f,
+                "timeout: no answer after {:.1} s ({candidates} candidates judged, \
+                 {pruned} partial candidates cut; raise --timeout)",
+                after.as_secs_f64()
+            ),
         }
     }
 }
@@ -98,6 +126,13 @@ pub struct CheckResult {
     pub flags: BTreeSet<String>,
     /// Candidate executions judged.
     pub candidates: u64,
+    /// Partial candidates (rf or co prefixes) judged by the pruning checks,
+    /// and how many of them were cut.
+    pub partial: u64,
+    pub pruned: u64,
+    /// Partial orders visited inside the model's `with` searches, and cut.
+    pub with_nodes: u64,
+    pub with_pruned: u64,
     /// Partial reads-from choices visited by the search (cost measure).
     pub rf_nodes: u64,
     /// Thread paths cut by the unroll bound (not explored further).
@@ -141,6 +176,10 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         validated: false,
         flags: BTreeSet::new(),
         candidates: 0,
+        partial: 0,
+        pruned: 0,
+        with_nodes: 0,
+        with_pruned: 0,
         rf_nodes: 0,
         cut_paths: thread_paths.iter().map(|t| t.cut).sum(),
         cyclic: 0,
@@ -151,6 +190,8 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
     };
     let mut forbidden: BTreeMap<Vec<Value>, Forbidden> = BTreeMap::new();
     let mut env_checked = false;
+    let pruner = Pruner::new(model, opts.prune && !opts.why);
+    let deadline = opts.timeout.map(|t| start + t);
 
     // Cartesian product of thread paths.
     let counts: Vec<usize> = thread_paths.iter().map(|t| t.paths.len()).collect();
@@ -166,6 +207,16 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             .map(|(t, &i)| &thread_paths[t].paths[i])
             .collect();
         let skel = Skeleton::new(test, paths);
+        if !env_checked {
+            // Before any candidate: a search that prunes everything must
+            // still report a model naming something the engine lacks.
+            let (rf, co, bar) = (Relation::new(skel.len()), base_coherence(&skel), Relation::new(skel.len()));
+            model.check_environment(&CandidateEnv::new(&skel, &rf, &co, &bar))?;
+            env_checked = true;
+        }
+        let mut cache = model.new_cache();
+        cache.prune = opts.prune && !opts.why;
+        cache.deadline = deadline;
         let mut search = RfSearch {
             skel: &skel,
             model,
@@ -174,10 +225,32 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             res: &mut res,
             forbidden: &mut forbidden,
             values: Values::new(&skel),
-            env_checked: &mut env_checked,
-            cache: model.new_cache(),
+            cache,
+            pruner: &pruner,
+            rf: Relation::new(skel.len()),
+            base_co: base_coherence(&skel),
+            deadline,
+            start,
         };
-        search.run(0)?;
+        let outcome = search.fail_fast().and_then(|()| search.run(0));
+        let (with_nodes, with_pruned) = (search.cache.with_nodes, search.cache.with_pruned);
+        res.with_nodes += with_nodes;
+        res.with_pruned += with_pruned;
+        match outcome {
+            Ok(()) => {}
+            Err(e) => {
+                // Past the deadline, whatever stopped the search (an
+                // evaluation interrupted inside a `with`) is the timeout.
+                if deadline.is_some_and(|d| Instant::now() > d) {
+                    return Err(CheckError::Timeout {
+                        after: start.elapsed(),
+                        candidates: res.candidates,
+                        pruned: res.pruned,
+                    });
+                }
+                return Err(e);
+            }
+        }
         if !next_choice(&mut choice, |k| counts[k]) {
             res.elapsed = start.elapsed();
             return Ok(finish(test, res, forbidden));
@@ -226,6 +299,12 @@ fn finish(
 /// candidate before it counts as runaway.
 const RF_NODES_PER_CANDIDATE: u64 = 10;
 
+/// Random walks per estimate of a search tree's size ([`RfSearch::fail_fast`]).
+const PROBES: usize = 8;
+
+/// How far over the budget an estimate must be to refuse a search at once.
+const PROBE_MARGIN: f64 = 10.0;
+
 struct RfSearch<'s, 'a> {
     skel: &'s Skeleton<'a>,
     model: &'s Model,
@@ -234,10 +313,29 @@ struct RfSearch<'s, 'a> {
     res: &'s mut CheckResult,
     forbidden: &'s mut BTreeMap<Vec<Value>, Forbidden>,
     values: Values<'s, 'a>,
-    /// Set once the model's names were checked against the environment.
-    env_checked: &'s mut bool,
     /// Model definitions that depend only on this skeleton.
     cache: crate::cat::StaticCache,
+    pruner: &'s Pruner<'s>,
+    /// The rf edges of the reads that have a source so far.
+    rf: Relation,
+    /// The coherence edges of every candidate (init first).
+    base_co: Relation,
+    deadline: Option<Instant>,
+    start: Instant,
+}
+
+/// What a complete candidate needs beyond `rf` and `co`.
+struct Judged<'j> {
+    bar: &'j Relation,
+    regs: &'j BTreeMap<(usize, String), Value>,
+    vals: &'j [Option<Value>],
+}
+
+/// The coherence search state: per location its writes, a prefix of which
+/// is placed, and the coherence edges every completion has.
+struct CoState {
+    order: Vec<Vec<usize>>,
+    co: Relation,
 }
 
 impl RfSearch<'_, '_> {
@@ -257,6 +355,7 @@ impl RfSearch<'_, '_> {
                     .saturating_mul(RF_NODES_PER_CANDIDATE)
             )));
         }
+        self.tick()?;
         if !self.constraints_possible() {
             return Ok(());
         }
@@ -269,16 +368,202 @@ impl RfSearch<'_, '_> {
         sources.extend(self.skel.writes_by_loc[loc].iter().copied());
         for w in sources {
             self.values.set_rf(r, w);
+            self.rf.add(w, r);
             if self.values.value(r) == Eval::Cyclic {
                 // The value would depend on itself whatever the other reads
-                // choose: the whole subtree is out of thin air.
-                self.res.cyclic += 1;
-                continue;
+                // choose: the whole subtree is out of thin air. Worth a
+                // warning only when the model does not reject it anyway.
+                if !self.partial_fails(&self.base_co.clone(), &Relation::new(self.skel.len())) {
+                    self.res.cyclic += 1;
+                }
+            } else if !self.cut(&self.base_co.clone(), &Relation::new(self.skel.len()))? {
+                self.run(k + 1)?;
             }
-            self.run(k + 1)?;
+            self.rf.remove(w, r);
         }
         self.values.set_rf(r, usize::MAX);
         Ok(())
+    }
+
+    /// Refuses at once a search that cannot fit the budget even with
+    /// pruning. The plain upper bound (every read from every same-location
+    /// write, every coherence permutation) decides most tests; when it
+    /// exceeds the budget, the size of the *pruned* search tree is
+    /// estimated by Knuth's method: random walks from the root, each
+    /// multiplying the number of children the pruning checks let through,
+    /// averaged over [`PROBES`] walks (an unbiased estimate of the number of
+    /// nodes). Only a clear excess ([`PROBE_MARGIN`] times the budget) is
+    /// refused, with the figure; anything nearer runs under the budget.
+    fn fail_fast(&mut self) -> Result<(), CheckError> {
+        let skel = self.skel;
+        let mut log_bound = 0f64;
+        for &r in &skel.reads {
+            let loc = skel.events[r].loc.unwrap_or(0);
+            log_bound += ((1 + skel.writes_by_loc[loc].len()) as f64).log10();
+        }
+        for w in &skel.writes_by_loc {
+            log_bound += (2..=w.len()).map(|k| (k as f64).log10()).sum::<f64>();
+        }
+        let budget = self
+            .opts
+            .max_candidates
+            .saturating_mul(RF_NODES_PER_CANDIDATE) as f64;
+        if log_bound <= budget.log10() {
+            return Ok(());
+        }
+        let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut total = 0f64;
+        for _ in 0..PROBES {
+            total += self.probe(&mut rng);
+        }
+        let estimate = total / PROBES as f64;
+        if estimate > budget * PROBE_MARGIN {
+            return Err(CheckError::Limit(format!(
+                "the search would visit about {estimate:.1e} partial candidates{} \
+                 (estimated from {PROBES} random probes of the search tree; at most \
+                 {:.1e} reads-from and coherence choices), beyond the budget of {budget:.1e} \
+                 (raise --max-candidates)",
+                if self.pruner.enabled {
+                    " even with pruning"
+                } else {
+                    ""
+                },
+                10f64.powf(log_bound)
+            )));
+        }
+        Ok(())
+    }
+
+    /// One random walk down the (pruned) search tree: the estimated number
+    /// of its nodes (1 + d1 + d1·d2 + ..., di the children at depth i).
+    fn probe(&mut self, rng: &mut u64) -> f64 {
+        let skel = self.skel;
+        let mut next = || {
+            *rng ^= *rng << 13;
+            *rng ^= *rng >> 7;
+            *rng ^= *rng << 17;
+            *rng
+        };
+        let none = Relation::new(skel.len());
+        let base_co = self.base_co.clone();
+        let (mut nodes, mut width) = (1f64, 1f64);
+        let mut assigned = Vec::new();
+        let mut complete = true;
+        for &r in &skel.reads {
+            if !self.constraints_possible() {
+                complete = false;
+                break;
+            }
+            let loc = skel.events[r].loc.unwrap_or(0);
+            let mut sources = vec![skel.init[loc]];
+            sources.extend(skel.writes_by_loc[loc].iter().copied());
+            let mut alive = Vec::new();
+            for w in sources {
+                self.values.set_rf(r, w);
+                self.rf.add(w, r);
+                let cyclic = self.values.value(r) == Eval::Cyclic;
+                if !cyclic && !(self.pruner.enabled && self.partial_fails(&base_co, &none)) {
+                    alive.push(w);
+                }
+                self.rf.remove(w, r);
+            }
+            self.values.set_rf(r, usize::MAX);
+            if alive.is_empty() {
+                complete = false;
+                break;
+            }
+            width *= alive.len() as f64;
+            nodes += width;
+            let w = alive[(next() % alive.len() as u64) as usize];
+            self.values.set_rf(r, w);
+            self.rf.add(w, r);
+            assigned.push((r, w));
+        }
+        if complete {
+            let mut co = base_co.clone();
+            let mut order = skel.writes_by_loc.clone();
+            'locs: for loc in (0..order.len()).rev() {
+                let len = order[loc].len();
+                for k in 0..len.saturating_sub(1) {
+                    let mut alive = Vec::new();
+                    for i in k..len {
+                        order[loc].swap(k, i);
+                        let e = order[loc][k];
+                        for &b in &order[loc][k + 1..] {
+                            co.add(e, b);
+                        }
+                        if !(self.pruner.enabled && self.partial_fails(&co, &none)) {
+                            alive.push(i);
+                        }
+                        for &b in &order[loc][k + 1..] {
+                            co.remove(e, b);
+                        }
+                        order[loc].swap(k, i);
+                    }
+                    if alive.is_empty() {
+                        break 'locs;
+                    }
+                    width *= alive.len() as f64;
+                    nodes += width;
+                    let i = alive[(next() % alive.len() as u64) as usize];
+                    order[loc].swap(k, i);
+                    let e = order[loc][k];
+                    for &b in &order[loc][k + 1..] {
+                        co.add(e, b);
+                    }
+                }
+            }
+        }
+        for (r, w) in assigned {
+            self.values.set_rf(r, usize::MAX);
+            self.rf.remove(w, r);
+        }
+        nodes
+    }
+
+    /// Fails once the test is past its deadline.
+    fn tick(&self) -> Result<(), CheckError> {
+        if let Some(d) = self.deadline
+            && Instant::now() > d
+        {
+            return Err(CheckError::Timeout {
+                after: self.start.elapsed(),
+                candidates: self.res.candidates,
+                pruned: self.res.pruned,
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether the partial candidate (current `rf`, `co`, `bar`) fails a
+    /// pruning check of the model.
+    fn partial_fails(&mut self, co: &Relation, bar: &Relation) -> bool {
+        self.pruner
+            .fails(self.skel, &self.rf, co, bar, &mut self.cache)
+    }
+
+    /// With pruning on: judges the partial candidate and says whether to
+    /// cut it (counted), within the work budget.
+    fn cut(&mut self, co: &Relation, bar: &Relation) -> Result<bool, CheckError> {
+        if !self.pruner.enabled {
+            return Ok(false);
+        }
+        self.res.partial += 1;
+        let budget = self
+            .opts
+            .max_candidates
+            .saturating_mul(RF_NODES_PER_CANDIDATE);
+        if self.res.partial > budget {
+            return Err(CheckError::Limit(format!(
+                "the search judged more than {budget} partial candidates (raise --max-candidates)"
+            )));
+        }
+        self.tick()?;
+        let fails = self.partial_fails(co, bar);
+        if fails {
+            self.res.pruned += 1;
+        }
+        Ok(fails)
     }
 
     /// False when some path constraint is already known to fail.
@@ -303,7 +588,7 @@ impl RfSearch<'_, '_> {
                 match self.values.constraint(t, c) {
                     Eval::Known(v) if v != Value::Int(0) => {}
                     Eval::Cyclic | Eval::Unknown => {
-                        self.res.cyclic += 1;
+                        self.count_thin_air();
                         return Ok(());
                     }
                     _ => return Ok(()),
@@ -319,7 +604,7 @@ impl RfSearch<'_, '_> {
                     if skel.events[e].kind == EventKind::Read
                         || skel.events[e].kind == EventKind::Write
                     {
-                        self.res.cyclic += 1;
+                        self.count_thin_air();
                         return Ok(());
                     }
                     vals.push(None);
@@ -333,15 +618,17 @@ impl RfSearch<'_, '_> {
                 *v = None;
             }
         }
-        let mut rf = crate::rel::Relation::new(n);
-        for &r in &skel.reads {
-            rf.add(self.values.rf_source(r).unwrap_or(r), r);
-        }
         let bar = env::barrier_relation(skel, &self.values)?;
+        let base_co = self.base_co.clone();
+        if self.cut(&base_co, &bar)? {
+            return Ok(());
+        }
         let regs = self.final_registers();
 
-        // Coherence orders multiply: refuse before materialising them when
-        // they alone would exceed the candidate budget.
+        // Coherence orders multiply: without pruning, refuse before
+        // enumerating them when they alone would exceed the candidate
+        // budget. With pruning the search may cut most of them, and the
+        // work budget and deadline bound it instead.
         let budget = self.opts.max_candidates.saturating_sub(self.res.candidates);
         let mut co_choices: u64 = 1;
         for w in &skel.writes_by_loc {
@@ -349,32 +636,99 @@ impl RfSearch<'_, '_> {
                 co_choices = co_choices.saturating_mul(k);
             }
         }
-        if co_choices > self.opts.max_candidates {
-            return Err(CheckError::Limit(format!(
-                "{co_choices} coherence orders for one choice of reads-from exceed the budget \
-                 of {} candidate executions (raise --max-candidates)",
-                self.opts.max_candidates
-            )));
+        if !self.pruner.enabled {
+            if co_choices > self.opts.max_candidates {
+                return Err(CheckError::Limit(format!(
+                    "{co_choices} coherence orders for one choice of reads-from exceed the budget \
+                     of {} candidate executions (raise --max-candidates)",
+                    self.opts.max_candidates
+                )));
+            }
+            if co_choices > budget {
+                return Err(over_budget(self.opts.max_candidates));
+            }
         }
-        if co_choices > budget {
-            return Err(over_budget(self.opts.max_candidates));
+        let mut cs = CoState {
+            order: skel.writes_by_loc.clone(),
+            co: base_co,
+        };
+        let judged = Judged {
+            bar: &bar,
+            regs: &regs,
+            vals: &vals,
+        };
+        self.co_locations(&mut cs, skel.writes_by_loc.len(), &judged)
+    }
+
+    /// Orders locations `0..left`, the last one first (so that the first
+    /// location varies fastest, as an odometer would), then judges.
+    fn co_locations(
+        &mut self,
+        cs: &mut CoState,
+        left: usize,
+        j: &Judged<'_>,
+    ) -> Result<(), CheckError> {
+        if left == 0 {
+            return self.judge_candidate(cs, j);
         }
-        let orders: Vec<Vec<Vec<usize>>> =
-            skel.writes_by_loc.iter().map(|w| permutations(w)).collect();
-        let mut idx = vec![0usize; orders.len()];
-        loop {
+        self.co_place(cs, left - 1, 0, j)
+    }
+
+    /// Places a write at position `k` of location `loc`'s order, trying the
+    /// remaining writes in turn (the swap order of a permutation
+    /// enumeration), cutting each prefix a pruning check rejects.
+    fn co_place(
+        &mut self,
+        cs: &mut CoState,
+        loc: usize,
+        k: usize,
+        j: &Judged<'_>,
+    ) -> Result<(), CheckError> {
+        let len = cs.order[loc].len();
+        if k + 1 >= len {
+            return self.co_locations(cs, loc, j);
+        }
+        for i in k..len {
+            cs.order[loc].swap(k, i);
+            let e = cs.order[loc][k];
+            for &b in &cs.order[loc][k + 1..] {
+                cs.co.add(e, b);
+            }
+            if !self.cut(&cs.co, j.bar)? {
+                self.co_place(cs, loc, k + 1, j)?;
+            }
+            for &b in &cs.order[loc][k + 1..] {
+                cs.co.remove(e, b);
+            }
+            cs.order[loc].swap(k, i);
+        }
+        Ok(())
+    }
+
+    /// A thin-air choice is counted for the warning only when the model's
+    /// pruning checks do not already reject it: then the count does not
+    /// depend on whether pruning is on (a node they accept has every
+    /// ancestor accepted too, so the pruning search reaches it).
+    fn count_thin_air(&mut self) {
+        let (co, bar) = (self.base_co.clone(), Relation::new(self.skel.len()));
+        if !self.partial_fails(&co, &bar) {
+            self.res.cyclic += 1;
+        }
+    }
+
+    /// Judges one complete candidate with the whole model.
+    fn judge_candidate(&mut self, cs: &CoState, j: &Judged<'_>) -> Result<(), CheckError> {
+        let skel = self.skel;
+        let (rf, co, bar, regs, vals) = (&self.rf.clone(), &cs.co, j.bar, j.regs, j.vals);
+        self.tick()?;
+        {
             self.res.candidates += 1;
             if self.res.candidates > self.opts.max_candidates {
                 return Err(over_budget(self.opts.max_candidates));
             }
-            let chosen: Vec<&Vec<usize>> = orders.iter().zip(&idx).map(|(o, &i)| &o[i]).collect();
-            let co = coherence(skel, &chosen);
-            let env = CandidateEnv::new(skel, &rf, &co, &bar);
-            if !*self.env_checked {
-                self.model.check_environment(&env)?;
-                *self.env_checked = true;
-            }
-            let state = self.final_state(&regs, &chosen, &vals);
+            let chosen: Vec<&Vec<usize>> = cs.order.iter().collect();
+            let env = CandidateEnv::new(skel, rf, co, bar);
+            let state = self.final_state(regs, &chosen, vals);
             let sat = eval_prop(
                 &self.skel.test.condition.prop,
                 &state_lookup(self.observed, &state),
@@ -432,10 +786,8 @@ impl RfSearch<'_, '_> {
                     },
                 );
             }
-            if !next_choice(&mut idx, |k| orders[k].len()) {
-                return Ok(());
-            }
         }
+        Ok(())
     }
 
     /// Final register values per thread (only the observed ones).
