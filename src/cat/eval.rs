@@ -608,7 +608,9 @@ impl Program {
     /// Whether check `c` holds on `st` (flags and failures dropped); used on
     /// partial candidates by the pruning search.
     pub fn check_holds(&self, c: &CCheck, st: &State<'_>) -> Res<bool> {
-        Ok(self.run_check(c, st, &mut Vec::new(), false, false)?.is_none())
+        Ok(self
+            .run_check(c, st, &mut Vec::new(), false, false)?
+            .is_none())
     }
 
     /// Sets every `with` variable at statement `from` or later to the empty
@@ -726,7 +728,10 @@ impl Program {
         let mut error = None;
         // Prefixes are judged only after the first complete order, whose
         // failure is the one reported: pruning then never changes it.
-        let plan = self.with_checks.get(i).filter(|p| st.prune && !p.is_empty());
+        let plan = self
+            .with_checks
+            .get(i)
+            .filter(|p| st.prune && !p.is_empty());
         let mut leaf_seen = false;
         let flow = Relation::search_linearisations(&set, &rel, |order, complete| {
             if !complete {

@@ -206,9 +206,9 @@ impl Ctx<'_> {
     /// direction, as "`\` at line:col" (for `models --pruning`).
     fn blame(&mut self, e: &CExpr, locals: &[Pol]) -> Option<String> {
         match &e.node {
-            Node::Unary(UnOp::Complement, a) if self.expr(a, locals) != Pol::Const => Some(
-                format!("a complement '~' at {}", e.loc.pos),
-            ),
+            Node::Unary(UnOp::Complement, a) if self.expr(a, locals) != Pol::Const => {
+                Some(format!("a complement '~' at {}", e.loc.pos))
+            }
             Node::Binary(BinOp::Diff, loc, a, b) if self.expr(b, locals) != Pol::Const => {
                 self.blame(a, locals).or(Some(format!(
                     "a difference '\\' subtracting a choice-dependent relation at {}",
@@ -218,9 +218,7 @@ impl Ctx<'_> {
             Node::Unary(_, a) | Node::Domain(a) | Node::Range(a) | Node::FenceRel(a, _) => {
                 self.blame(a, locals)
             }
-            Node::Binary(_, _, a, b) => self
-                .blame(a, locals)
-                .or_else(|| self.blame(b, locals)),
+            Node::Binary(_, _, a, b) => self.blame(a, locals).or_else(|| self.blame(b, locals)),
             Node::Slot(i) => match &self.prog.slots[*i].def {
                 SlotDef::Expr(inner) if !matches!(self.slot(*i), Pol::Const | Pol::Mono) => self
                     .blame(inner, &[])

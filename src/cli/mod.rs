@@ -46,6 +46,14 @@ pub struct Limits {
     /// Give up on a test whose thread path has more events than this.
     #[arg(long, default_value_t = 256)]
     pub max_events: usize,
+    /// Give a test a `timeout` result after this many seconds (the other
+    /// tests are still checked and reported).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Judge every candidate whole: no pruning by the model's monotone
+    /// checks (same results, for comparison; see docs/pruning.md).
+    #[arg(long)]
+    pub no_prune: bool,
 }
 
 /// The engine options for these limits.
@@ -54,6 +62,11 @@ pub fn options(l: &Limits) -> CheckOptions {
         unroll: l.unroll,
         max_candidates: l.max_candidates,
         max_events: l.max_events,
+        prune: !l.no_prune,
+        timeout: l
+            .timeout
+            .filter(|t| t.is_finite() && *t >= 0.0)
+            .map(std::time::Duration::from_secs_f64),
         ..CheckOptions::default()
     }
 }

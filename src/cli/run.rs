@@ -25,6 +25,10 @@ pub struct RunArgs {
     /// Write Graphviz files of witness executions into this directory.
     #[arg(long, value_name = "DIR")]
     pub dot: Option<PathBuf>,
+    /// After each test, a `Stats` line: candidates built, consistent,
+    /// partial candidates judged and cut, time (JSON always has them).
+    #[arg(long)]
+    pub stats: bool,
     #[command(flatten)]
     pub limits: Limits,
     /// Litmus files or directories.
@@ -86,6 +90,9 @@ pub fn run(a: RunArgs) -> ExitCode {
                     ));
                 } else {
                     emit(writeln!(out, "{}", report::herd::block(test, result)));
+                    if a.stats {
+                        emit(writeln!(out, "{}", report::herd::stats(result)));
+                    }
                     if a.why {
                         let why = report::why::explain(test, result);
                         if !why.is_empty() {

@@ -18,11 +18,11 @@ pub use view::{AllowedWhy, EventView, ExecutionView, Forbidden, WHY_PATH, WHY_PR
 use crate::cat::Model;
 use crate::diag::Diagnostic;
 use crate::ir::{Quantifier, Term, Test, Value};
+use crate::rel::Relation;
 use candidate::{Eval, Skeleton, Values};
 use env::CandidateEnv;
 use outcome::{eval_prop, state_lookup};
 use prune::{Pruner, base_coherence};
-use crate::rel::Relation;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 use thread::{EventKind, PathLimits, ThreadPaths};
@@ -210,7 +210,11 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         if !env_checked {
             // Before any candidate: a search that prunes everything must
             // still report a model naming something the engine lacks.
-            let (rf, co, bar) = (Relation::new(skel.len()), base_coherence(&skel), Relation::new(skel.len()));
+            let (rf, co, bar) = (
+                Relation::new(skel.len()),
+                base_coherence(&skel),
+                Relation::new(skel.len()),
+            );
             model.check_environment(&CandidateEnv::new(&skel, &rf, &co, &bar))?;
             env_checked = true;
         }
@@ -462,7 +466,7 @@ impl RfSearch<'_, '_> {
                 self.values.set_rf(r, w);
                 self.rf.add(w, r);
                 let cyclic = self.values.value(r) == Eval::Cyclic;
-                if !cyclic && !(self.pruner.enabled && self.partial_fails(&base_co, &none)) {
+                if !(cyclic || self.pruner.enabled && self.partial_fails(&base_co, &none)) {
                     alive.push(w);
                 }
                 self.rf.remove(w, r);
@@ -719,7 +723,8 @@ impl RfSearch<'_, '_> {
     /// Judges one complete candidate with the whole model.
     fn judge_candidate(&mut self, cs: &CoState, j: &Judged<'_>) -> Result<(), CheckError> {
         let skel = self.skel;
-        let (rf, co, bar, regs, vals) = (&self.rf.clone(), &cs.co, j.bar, j.regs, j.vals);
+        let (co, bar, regs, vals) = (&cs.co, j.bar, j.regs, j.vals);
+        let rf = &self.rf;
         self.tick()?;
         {
             self.res.candidates += 1;
@@ -750,7 +755,7 @@ impl RfSearch<'_, '_> {
                     self.res.allowed_why.push(AllowedWhy {
                         state: state.clone(),
                         reasons,
-                        execution: view::view(skel, &rf, &co, &vals, state.clone()),
+                        execution: view::view(skel, rf, co, vals, state.clone()),
                     });
                 }
                 outcome
@@ -768,7 +773,7 @@ impl RfSearch<'_, '_> {
                 if self.res.witnesses.len() < self.opts.keep_witnesses && interesting {
                     self.res
                         .witnesses
-                        .push(view::view(skel, &rf, &co, &vals, state));
+                        .push(view::view(skel, rf, co, vals, state));
                 }
             } else if self.opts.why
                 && interesting
@@ -776,7 +781,7 @@ impl RfSearch<'_, '_> {
                 && !self.forbidden.contains_key(&state)
                 && let Some(failure) = self.model.evaluate_explain(&env)?.failure
             {
-                let execution = view::view(skel, &rf, &co, &vals, state.clone());
+                let execution = view::view(skel, rf, co, vals, state.clone());
                 self.forbidden.insert(
                     state.clone(),
                     Forbidden {
