@@ -7,8 +7,9 @@
 mod cli;
 
 use clap::{Parser, Subcommand};
-use cli::{bench::BenchArgs, conform::ConformArgs, convert::ConvertArgs, run::RunArgs};
-use std::io::Write;
+use cli::{
+    bench::BenchArgs, conform::ConformArgs, convert::ConvertArgs, models::ModelsArgs, run::RunArgs,
+};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -32,8 +33,8 @@ enum Command {
     Bench(BenchArgs),
     /// Compare litmix's verdicts with a manifest of expected verdicts.
     Conform(ConformArgs),
-    /// List the built-in models.
-    Models,
+    /// List the built-in models (`--pruning MODEL`: which checks prune the search).
+    Models(ModelsArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,14 +44,6 @@ fn main() -> ExitCode {
         Command::Convert(a) => cli::convert::convert(a),
         Command::Bench(a) => cli::bench::bench(a),
         Command::Conform(a) => cli::conform::conform(a),
-        Command::Models => {
-            for b in litmix::models::BUILTINS {
-                outln!("{:11} {}", b.name, b.description);
-            }
-            for (a, t) in litmix::models::ALIASES {
-                outln!("{a:11} alias of {t}");
-            }
-            ExitCode::SUCCESS
-        }
+        Command::Models(a) => cli::models::models(a),
     }
 }

@@ -220,9 +220,17 @@ impl Ctx<'_> {
             }
             Node::Binary(_, _, a, b) => self.blame(a, locals).or_else(|| self.blame(b, locals)),
             Node::Slot(i) => match &self.prog.slots[*i].def {
-                SlotDef::Expr(inner) if !matches!(self.slot(*i), Pol::Const | Pol::Mono) => self
-                    .blame(inner, &[])
-                    .map(|b| format!("{b} (in '{}')", self.prog.slots[*i].name)),
+                SlotDef::Expr(inner) if !matches!(self.slot(*i), Pol::Const | Pol::Mono) => {
+                    // Name only the definition the operator is written in.
+                    let name = &self.prog.slots[*i].name;
+                    self.blame(inner, &[]).map(|b| {
+                        if b.contains(" in '") {
+                            b
+                        } else {
+                            format!("{b} in '{name}'")
+                        }
+                    })
+                }
                 _ => None,
             },
             _ => None,

@@ -32,6 +32,7 @@ macro_rules! out {
 pub mod bench;
 pub mod conform;
 pub mod convert;
+pub mod models;
 pub mod run;
 
 /// Search limits shared by every command that checks tests.

@@ -377,10 +377,18 @@ impl RfSearch<'_, '_> {
                 // The value would depend on itself whatever the other reads
                 // choose: the whole subtree is out of thin air. Worth a
                 // warning only when the model does not reject it anyway.
-                if !self.partial_fails(&self.base_co.clone(), &Relation::new(self.skel.len())) {
+                if !self.partial_fails(
+                    &self.base_co.clone(),
+                    &Relation::new(self.skel.len()),
+                    false,
+                ) {
                     self.res.cyclic += 1;
                 }
-            } else if !self.cut(&self.base_co.clone(), &Relation::new(self.skel.len()))? {
+            } else if !self.cut(
+                &self.base_co.clone(),
+                &Relation::new(self.skel.len()),
+                false,
+            )? {
                 self.run(k + 1)?;
             }
             self.rf.remove(w, r);
@@ -412,7 +420,9 @@ impl RfSearch<'_, '_> {
             .opts
             .max_candidates
             .saturating_mul(RF_NODES_PER_CANDIDATE) as f64;
-        if log_bound <= budget.log10() {
+        // Without pruning the search keeps its plain limits (the reference
+        // for `--no-prune` comparisons).
+        if log_bound <= budget.log10() || !self.pruner.enabled {
             return Ok(());
         }
         let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -423,15 +433,10 @@ impl RfSearch<'_, '_> {
         let estimate = total / PROBES as f64;
         if estimate > budget * PROBE_MARGIN {
             return Err(CheckError::Limit(format!(
-                "the search would visit about {estimate:.1e} partial candidates{} \
+                "the search would visit about {estimate:.1e} partial candidates even with pruning \
                  (estimated from {PROBES} random probes of the search tree; at most \
                  {:.1e} reads-from and coherence choices), beyond the budget of {budget:.1e} \
                  (raise --max-candidates)",
-                if self.pruner.enabled {
-                    " even with pruning"
-                } else {
-                    ""
-                },
                 10f64.powf(log_bound)
             )));
         }
@@ -466,7 +471,7 @@ impl RfSearch<'_, '_> {
                 self.values.set_rf(r, w);
                 self.rf.add(w, r);
                 let cyclic = self.values.value(r) == Eval::Cyclic;
-                if !(cyclic || self.pruner.enabled && self.partial_fails(&base_co, &none)) {
+                if !(cyclic || self.pruner.enabled && self.partial_fails(&base_co, &none, false)) {
                     alive.push(w);
                 }
                 self.rf.remove(w, r);
@@ -483,7 +488,16 @@ impl RfSearch<'_, '_> {
             self.rf.add(w, r);
             assigned.push((r, w));
         }
+        // The barrier matching once every read has a source (when a value
+        // is missing, judge coherence prefixes as partial in rf too).
+        let bar = if complete {
+            env::barrier_relation(skel, &self.values).ok()
+        } else {
+            None
+        };
         if complete {
+            let rf_complete = bar.is_some();
+            let bar = bar.unwrap_or_else(|| none.clone());
             let mut co = base_co.clone();
             let mut order = skel.writes_by_loc.clone();
             'locs: for loc in (0..order.len()).rev() {
@@ -496,7 +510,7 @@ impl RfSearch<'_, '_> {
                         for &b in &order[loc][k + 1..] {
                             co.add(e, b);
                         }
-                        if !(self.pruner.enabled && self.partial_fails(&co, &none)) {
+                        if !(self.pruner.enabled && self.partial_fails(&co, &bar, rf_complete)) {
                             alive.push(i);
                         }
                         for &b in &order[loc][k + 1..] {
@@ -540,15 +554,21 @@ impl RfSearch<'_, '_> {
     }
 
     /// Whether the partial candidate (current `rf`, `co`, `bar`) fails a
-    /// pruning check of the model.
-    fn partial_fails(&mut self, co: &Relation, bar: &Relation) -> bool {
+    /// pruning check of the model; `rf_complete` once every read has its
+    /// source and `bar` is final.
+    fn partial_fails(&mut self, co: &Relation, bar: &Relation, rf_complete: bool) -> bool {
         self.pruner
-            .fails(self.skel, &self.rf, co, bar, &mut self.cache)
+            .fails(self.skel, &self.rf, co, bar, rf_complete, &mut self.cache)
     }
 
     /// With pruning on: judges the partial candidate and says whether to
     /// cut it (counted), within the work budget.
-    fn cut(&mut self, co: &Relation, bar: &Relation) -> Result<bool, CheckError> {
+    fn cut(
+        &mut self,
+        co: &Relation,
+        bar: &Relation,
+        rf_complete: bool,
+    ) -> Result<bool, CheckError> {
         if !self.pruner.enabled {
             return Ok(false);
         }
@@ -563,7 +583,7 @@ impl RfSearch<'_, '_> {
             )));
         }
         self.tick()?;
-        let fails = self.partial_fails(co, bar);
+        let fails = self.partial_fails(co, bar, rf_complete);
         if fails {
             self.res.pruned += 1;
         }
@@ -624,7 +644,7 @@ impl RfSearch<'_, '_> {
         }
         let bar = env::barrier_relation(skel, &self.values)?;
         let base_co = self.base_co.clone();
-        if self.cut(&base_co, &bar)? {
+        if self.cut(&base_co, &bar, true)? {
             return Ok(());
         }
         let regs = self.final_registers();
@@ -698,7 +718,7 @@ impl RfSearch<'_, '_> {
             for &b in &cs.order[loc][k + 1..] {
                 cs.co.add(e, b);
             }
-            if !self.cut(&cs.co, j.bar)? {
+            if !self.cut(&cs.co, j.bar, true)? {
                 self.co_place(cs, loc, k + 1, j)?;
             }
             for &b in &cs.order[loc][k + 1..] {
@@ -715,7 +735,7 @@ impl RfSearch<'_, '_> {
     /// ancestor accepted too, so the pruning search reaches it).
     fn count_thin_air(&mut self) {
         let (co, bar) = (self.base_co.clone(), Relation::new(self.skel.len()));
-        if !self.partial_fails(&co, &bar) {
+        if !self.partial_fails(&co, &bar, false) {
             self.res.cyclic += 1;
         }
     }

@@ -1,0 +1,37 @@
+//! `litmix models`: the built-in models, or with `--pruning MODEL` which of
+//! a model's checks cut partial candidates and why the others cannot.
+
+use clap::Args;
+use std::io::Write;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct ModelsArgs {
+    /// Show which checks of this model (built-in name or .cat file) prune
+    /// the search, and why the others cannot (docs/pruning.md).
+    #[arg(long, value_name = "MODEL")]
+    pub pruning: Option<String>,
+}
+
+/// Runs `litmix models`.
+pub fn models(a: ModelsArgs) -> ExitCode {
+    let Some(spec) = a.pruning else {
+        for b in litmix::models::BUILTINS {
+            outln!("{:11} {}", b.name, b.description);
+        }
+        for (a, t) in litmix::models::ALIASES {
+            outln!("{a:11} alias of {t}");
+        }
+        return ExitCode::SUCCESS;
+    };
+    match litmix::models::load(&spec) {
+        Ok(model) => {
+            out!("{}", litmix::exec::prune::report(&model));
+            ExitCode::SUCCESS
+        }
+        Err(d) => {
+            eprintln!("{}", d.render());
+            ExitCode::from(2)
+        }
+    }
+}
