@@ -8,7 +8,8 @@ mod cli;
 
 use clap::{Parser, Subcommand};
 use cli::{
-    bench::BenchArgs, conform::ConformArgs, convert::ConvertArgs, models::ModelsArgs, run::RunArgs,
+    bench::BenchArgs, conform::ConformArgs, convert::ConvertArgs, fuzz::FuzzArgs,
+    models::ModelsArgs, run::RunArgs,
 };
 use std::process::ExitCode;
 
@@ -35,6 +36,8 @@ enum Command {
     Conform(ConformArgs),
     /// List the built-in models (`--pruning MODEL`: which checks prune the search).
     Models(ModelsArgs),
+    /// Mutation-fuzz the front ends and the cat parser (findings become regression tests).
+    Fuzz(FuzzArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,5 +48,6 @@ fn main() -> ExitCode {
         Command::Bench(a) => cli::bench::bench(a),
         Command::Conform(a) => cli::conform::conform(a),
         Command::Models(a) => cli::models::models(a),
+        Command::Fuzz(a) => cli::fuzz::fuzz(a),
     }
 }

@@ -139,3 +139,10 @@ pub fn load(spec: &str) -> Result<Model, Diagnostic> {
         .map_err(|e| Diagnostic::new(spec, Pos::default(), format!("cannot read model: {e}")))?;
     Model::parse(spec, &source, &resolver(path.parent()))
 }
+
+/// Parses a model from `source` (named `file` in diagnostics); includes
+/// resolve to built-ins first, then to files relative to the current
+/// directory. Used by the fuzzer for mutated models.
+pub fn load_source(file: &str, source: &str) -> Result<Model, Diagnostic> {
+    Model::parse(file, source, &resolver(None))
+}

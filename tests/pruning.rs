@@ -45,11 +45,20 @@ fn models_pruning_names_each_check() {
     assert!(out.contains("prunes  sc-per-location"), "{out}");
     // `empty (causeWW \ co)` subtracts co: it cannot prune the co search.
     assert!(out.contains("cannot  coherence"), "{out}");
-    assert!(out.contains("subtracting a choice-dependent relation"), "{out}");
-    assert!(out.contains("'with sc_total from linearisations(F & SC, 0)'"), "{out}");
+    assert!(
+        out.contains("subtracting a choice-dependent relation"),
+        "{out}"
+    );
+    assert!(
+        out.contains("'with sc_total from linearisations(F & SC, 0)'"),
+        "{out}"
+    );
     let o = litmix(&["models", "--pruning", "rc11"]);
     let out = text(&o.stdout);
-    assert!(out.contains("cannot  data-race: a flag never forbids"), "{out}");
+    assert!(
+        out.contains("cannot  data-race: a flag never forbids"),
+        "{out}"
+    );
     let o = litmix(&["models", "--pruning", "no-such-model"]);
     assert_eq!(o.status.code(), Some(2));
 }
@@ -62,7 +71,13 @@ fn stats_line_and_json_figures() {
     assert!(out.contains("\nStats MP-gpu candidates "), "{out}");
     let o = litmix(&["run", "--json", "examples/MP-gpu.litmus"]);
     let v: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).unwrap();
-    for k in ["candidates", "consistent", "partial_candidates", "pruned", "time_ms"] {
+    for k in [
+        "candidates",
+        "consistent",
+        "partial_candidates",
+        "pruned",
+        "time_ms",
+    ] {
         assert!(v.get(k).is_some_and(|x| x.is_number()), "{k} in {v}");
     }
     assert_eq!(v["consistent"], 3);

@@ -32,6 +32,7 @@ macro_rules! out {
 pub mod bench;
 pub mod conform;
 pub mod convert;
+pub mod fuzz;
 pub mod models;
 pub mod run;
 

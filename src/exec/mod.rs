@@ -133,6 +133,10 @@ pub struct CheckResult {
     /// Partial orders visited inside the model's `with` searches, and cut.
     pub with_nodes: u64,
     pub with_pruned: u64,
+    /// Work done with pruning on: candidates and partial candidates judged,
+    /// each weighted by its size (1 + events/32); bounded by
+    /// [`CheckOptions::max_candidates`].
+    pub work: u64,
     /// Partial reads-from choices visited by the search (cost measure).
     pub rf_nodes: u64,
     /// Thread paths cut by the unroll bound (not explored further).
@@ -180,6 +184,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         pruned: 0,
         with_nodes: 0,
         with_pruned: 0,
+        work: 0,
         rf_nodes: 0,
         cut_paths: thread_paths.iter().map(|t| t.cut).sum(),
         cyclic: 0,
@@ -235,6 +240,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             base_co: base_coherence(&skel),
             deadline,
             start,
+            probe_evals: 0,
         };
         let outcome = search.fail_fast().and_then(|()| search.run(0));
         let (with_nodes, with_pruned) = (search.cache.with_nodes, search.cache.with_pruned);
@@ -309,6 +315,9 @@ const PROBES: usize = 8;
 /// How far over the budget an estimate must be to refuse a search at once.
 const PROBE_MARGIN: f64 = 10.0;
 
+/// With a deadline, searches whose plain bound exceeds 10^this are sized.
+const PROBE_FROM_LOG10: f64 = 4.0;
+
 struct RfSearch<'s, 'a> {
     skel: &'s Skeleton<'a>,
     model: &'s Model,
@@ -326,6 +335,8 @@ struct RfSearch<'s, 'a> {
     base_co: Relation,
     deadline: Option<Instant>,
     start: Instant,
+    /// Partial candidates judged by the size probes.
+    probe_evals: u64,
 }
 
 /// What a complete candidate needs beyond `rf` and `co`.
@@ -416,28 +427,64 @@ impl RfSearch<'_, '_> {
         for w in &skel.writes_by_loc {
             log_bound += (2..=w.len()).map(|k| (k as f64).log10()).sum::<f64>();
         }
-        let budget = self
-            .opts
-            .max_candidates
-            .saturating_mul(RF_NODES_PER_CANDIDATE) as f64;
+        let budget = self.opts.max_candidates as f64;
+        let weight = self.weight() as f64;
         // Without pruning the search keeps its plain limits (the reference
-        // for `--no-prune` comparisons).
-        if log_bound <= budget.log10() || !self.pruner.enabled {
+        // for `--no-prune` comparisons). With a deadline, smaller searches
+        // are sized too, against the time they would take.
+        let worth = log_bound > (budget / weight).log10()
+            || self.deadline.is_some() && log_bound > PROBE_FROM_LOG10;
+        if !worth || !self.pruner.enabled {
             return Ok(());
         }
         let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut total = 0f64;
+        let evals_before = self.probe_evals;
+        let started = Instant::now();
         for _ in 0..PROBES {
             total += self.probe(&mut rng);
         }
+        let per_node =
+            started.elapsed().as_secs_f64() / (self.probe_evals - evals_before).max(1) as f64;
         let estimate = total / PROBES as f64;
-        if estimate > budget * PROBE_MARGIN {
+        let bound = 10f64.powf(log_bound);
+        if estimate * weight > budget * PROBE_MARGIN {
             return Err(CheckError::Limit(format!(
-                "the search would visit about {estimate:.1e} partial candidates even with pruning \
-                 (estimated from {PROBES} random probes of the search tree; at most \
-                 {:.1e} reads-from and coherence choices), beyond the budget of {budget:.1e} \
-                 (raise --max-candidates)",
-                10f64.powf(log_bound)
+                "the search would judge about {estimate:.1e} partial candidates even with \
+                 pruning (estimated from {PROBES} random probes of the search tree; at most \
+                 {bound:.1e} reads-from and coherence choices), {:.0} times the budget of \
+                 {budget:.1e} (raise --max-candidates)",
+                estimate * weight / budget
+            )));
+        }
+        if let Some(limit) = self.opts.timeout {
+            let seconds = estimate * per_node;
+            if seconds > limit.as_secs_f64() * PROBE_MARGIN {
+                return Err(CheckError::Limit(format!(
+                    "the search would take about {seconds:.0} s even with pruning \
+                     ({estimate:.1e} partial candidates estimated from {PROBES} random probes, \
+                     {:.0} µs each), over --timeout {} s",
+                    per_node * 1e6,
+                    limit.as_secs_f64()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The work weight of one judgement of a candidate of this skeleton.
+    fn weight(&self) -> u64 {
+        1 + self.skel.len() as u64 / 32
+    }
+
+    /// Adds one judgement to the work done; over the budget, a limit.
+    fn work(&mut self) -> Result<(), CheckError> {
+        self.res.work += self.weight();
+        if self.res.work > self.opts.max_candidates {
+            return Err(CheckError::Limit(format!(
+                "the search did more than {} units of work (candidates and partial candidates \
+                 judged, weighted by size) (raise --max-candidates)",
+                self.opts.max_candidates
             )));
         }
         Ok(())
@@ -557,6 +604,7 @@ impl RfSearch<'_, '_> {
     /// pruning check of the model; `rf_complete` once every read has its
     /// source and `bar` is final.
     fn partial_fails(&mut self, co: &Relation, bar: &Relation, rf_complete: bool) -> bool {
+        self.probe_evals += 1;
         self.pruner
             .fails(self.skel, &self.rf, co, bar, rf_complete, &mut self.cache)
     }
@@ -573,15 +621,7 @@ impl RfSearch<'_, '_> {
             return Ok(false);
         }
         self.res.partial += 1;
-        let budget = self
-            .opts
-            .max_candidates
-            .saturating_mul(RF_NODES_PER_CANDIDATE);
-        if self.res.partial > budget {
-            return Err(CheckError::Limit(format!(
-                "the search judged more than {budget} partial candidates (raise --max-candidates)"
-            )));
-        }
+        self.work()?;
         self.tick()?;
         let fails = self.partial_fails(co, bar, rf_complete);
         if fails {
@@ -744,8 +784,11 @@ impl RfSearch<'_, '_> {
     fn judge_candidate(&mut self, cs: &CoState, j: &Judged<'_>) -> Result<(), CheckError> {
         let skel = self.skel;
         let (co, bar, regs, vals) = (&cs.co, j.bar, j.regs, j.vals);
-        let rf = &self.rf;
         self.tick()?;
+        if self.pruner.enabled {
+            self.work()?;
+        }
+        let rf = &self.rf;
         {
             self.res.candidates += 1;
             if self.res.candidates > self.opts.max_candidates {
