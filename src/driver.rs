@@ -168,3 +168,17 @@ pub fn check_test(
         },
     }
 }
+
+/// The check of [`check_test`] for a test and a model already at hand, with
+/// the error kept structured (the playground server reports positions and
+/// limits as JSON fields); `model_name` is reported as `result.model`.
+pub fn check_parsed(
+    test: &Test,
+    model: &Model,
+    model_name: String,
+    opts: &CheckOptions,
+) -> Result<CheckResult, CheckError> {
+    let mut result = crate::exec::check(test, model, opts)?;
+    result.model = model_name;
+    Ok(result)
+}

@@ -1,6 +1,7 @@
 //! A mutation fuzzer over every input language: litmus front ends (PTX,
-//! x86, X86+PTX, C/OpenCL, NVLitmus `.test`) and cat models, seeded from
-//! `examples/`, `models/` and `../shared/oracles`.
+//! x86, X86+PTX, C/OpenCL, NVLitmus `.test`), cat models and compiler
+//! mapping files, seeded from `examples/`, `models/`, `mappings/` and
+//! `../shared/oracles`.
 //!
 //! Each input is a seed file mutated a few times (lines deleted, duplicated
 //! up to a dozen times, swapped, spliced from another seed of the same
@@ -11,8 +12,7 @@
 //! that panicked, or that ran past the limit without an answer (a timeout
 //! result, or no return at all). Findings are written out so that they
 //! become regression tests (`tests/fuzz-regressions/`, see
-//! `tests/fuzz.rs`). The mapping-file parser is not fuzzed yet: `src/mapping`
-//! does not exist on this branch; add a [`Target`] for it when it lands.
+//! `tests/fuzz.rs`). Mapping files (`mappings/*.map`) are parsed.
 //!
 //! Run: `litmix fuzz --seconds 600` (the documented long run; see
 //! docs/fuzzing.md). CI runs a fixed number of inputs (`tests/fuzz.rs`).
@@ -32,6 +32,8 @@ pub enum Target {
     NvLitmus,
     /// A cat model.
     Cat,
+    /// A compiler mapping file (`mappings/*.map`).
+    Mapping,
 }
 
 impl Target {
@@ -41,6 +43,7 @@ impl Target {
             Target::Litmus => "litmus",
             Target::NvLitmus => "test",
             Target::Cat => "cat",
+            Target::Mapping => "map",
         }
     }
 
@@ -49,6 +52,7 @@ impl Target {
             "litmus" => Some(Target::Litmus),
             "test" => Some(Target::NvLitmus),
             "cat" => Some(Target::Cat),
+            "map" => Some(Target::Mapping),
             _ => None,
         }
     }
@@ -89,6 +93,7 @@ pub struct Report {
     pub inputs: u64,
     pub litmus: u64,
     pub cat: u64,
+    pub mapping: u64,
     pub findings: Vec<Finding>,
     /// The slowest input that got an answer, and its time.
     pub slowest: Option<(String, f64)>,
@@ -346,6 +351,12 @@ fn judge(input: &Input, opts: &CheckOptions) -> Verdict {
             }
             Verdict::Answered
         }
+        Target::Mapping => {
+            if let Err(d) = crate::mapping::format::parse(&input.name, &input.text) {
+                let _ = d.render();
+            }
+            Verdict::Answered
+        }
         Target::Cat => {
             let Ok(model) = crate::models::load_source(&input.name, &input.text) else {
                 return Verdict::Answered;
@@ -455,10 +466,10 @@ pub fn run(config: &Config, seeds: &[Input], mut on_finding: impl FnMut(&Finding
             text,
         };
         report.inputs += 1;
-        if input.target == Target::Cat {
-            report.cat += 1;
-        } else {
-            report.litmus += 1;
+        match input.target {
+            Target::Cat => report.cat += 1,
+            Target::Mapping => report.mapping += 1,
+            Target::Litmus | Target::NvLitmus => report.litmus += 1,
         }
         let (verdict, seconds) = run_one(&input, config.limit);
         if verdict == Verdict::Answered {
@@ -486,6 +497,7 @@ pub fn default_seed_dirs(root: &Path) -> Vec<PathBuf> {
     let mut dirs = vec![
         root.join("examples"),
         root.join("models"),
+        root.join("mappings"),
         root.join("tests/models"),
     ];
     for up in ["..", "../.."] {

@@ -26,6 +26,8 @@ pub mod fuzz;
 pub mod ir;
 pub mod lex_util;
 pub mod litmus;
+pub mod mapping;
 pub mod models;
 pub mod rel;
 pub mod report;
+pub mod serve;

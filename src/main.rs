@@ -9,7 +9,7 @@ mod cli;
 use clap::{Parser, Subcommand};
 use cli::{
     bench::BenchArgs, conform::ConformArgs, convert::ConvertArgs, fuzz::FuzzArgs,
-    models::ModelsArgs, run::RunArgs,
+    models::ModelsArgs, run::RunArgs, serve::ServeArgs,
 };
 use std::process::ExitCode;
 
@@ -38,6 +38,12 @@ enum Command {
     Models(ModelsArgs),
     /// Mutation-fuzz the front ends and the cat parser (findings become regression tests).
     Fuzz(FuzzArgs),
+    /// List the built-in compiler mappings.
+    Mappings,
+    /// Print a source test compiled with a mapping (a litmus test `run` accepts).
+    Compile(litmix::mapping::cli::CompileArgs),
+    /// Serve the web playground (loopback by default; all assets embedded).
+    Serve(ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -49,5 +55,8 @@ fn main() -> ExitCode {
         Command::Conform(a) => cli::conform::conform(a),
         Command::Models(a) => cli::models::models(a),
         Command::Fuzz(a) => cli::fuzz::fuzz(a),
+        Command::Mappings => litmix::mapping::cli::list(),
+        Command::Compile(a) => litmix::mapping::cli::compile(a),
+        Command::Serve(a) => cli::serve::serve(a),
     }
 }

@@ -18,6 +18,7 @@ fn short_fuzz_run_no_panic_no_hang() {
     let seeds = fuzz::seeds(&fuzz::default_seed_dirs(&root()));
     assert!(seeds.len() >= 10, "too few seeds: {}", seeds.len());
     assert!(seeds.iter().any(|s| s.target == fuzz::Target::Cat));
+    assert!(seeds.iter().any(|s| s.target == fuzz::Target::Mapping));
     let config = Config {
         seed: 14,
         max_inputs: Some(1500),
@@ -27,7 +28,7 @@ fn short_fuzz_run_no_panic_no_hang() {
     };
     let report = fuzz::run(&config, &seeds, |_| {});
     assert_eq!(report.inputs, 1500);
-    assert!(report.cat > 0 && report.litmus > 0);
+    assert!(report.cat > 0 && report.litmus > 0 && report.mapping > 0);
     let bad: Vec<String> = report
         .findings
         .iter()

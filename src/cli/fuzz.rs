@@ -27,7 +27,7 @@ pub struct FuzzArgs {
     /// Where findings are written (created when needed).
     #[arg(long, default_value = "fuzz-findings")]
     pub out: PathBuf,
-    /// Seed files or directories (default: examples/, models/, tests/models/
+    /// Seed files or directories (default: examples/, models/, mappings/, tests/models/
     /// and ../shared/oracles).
     pub corpus: Vec<PathBuf>,
 }
@@ -74,10 +74,11 @@ pub fn fuzz(a: FuzzArgs) -> ExitCode {
         );
     });
     outln!(
-        "{} inputs ({} litmus, {} cat), {} findings written to {}",
+        "{} inputs ({} litmus, {} cat, {} mapping), {} findings written to {}",
         report.inputs,
         report.litmus,
         report.cat,
+        report.mapping,
         written,
         a.out.display()
     );

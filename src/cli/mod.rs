@@ -35,6 +35,7 @@ pub mod convert;
 pub mod fuzz;
 pub mod models;
 pub mod run;
+pub mod serve;
 
 /// Search limits shared by every command that checks tests.
 #[derive(Args, Clone)]

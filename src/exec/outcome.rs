@@ -85,3 +85,11 @@ pub(super) fn eval_prop(p: &Prop, st: &[(&Term, Value)]) -> bool {
         Prop::Or(a, b) => eval_prop(a, st) || eval_prop(b, st),
     }
 }
+
+/// Whether a final state (values in [`observed_terms`] order) satisfies
+/// the test's proposition (for reporters marking the states a condition
+/// asks about).
+pub fn satisfies(test: &Test, state: &[Value]) -> bool {
+    let observed = observed_terms(test);
+    eval_prop(&test.condition.prop, &state_lookup(&observed, state))
+}
