@@ -248,6 +248,21 @@ fn unknown_model_is_a_clear_error() {
 fn candidate_limit_is_reported() {
     let o = litmix(&["run", "--max-candidates", "2", "examples/SB-x86.litmus"]);
     assert_eq!(o.status.code(), Some(1));
+    // With pruning the budget counts partial candidates too (weighted work).
+    let err = stderr(&o);
+    assert!(
+        err.contains("limit exceeded: the search did more than 2 units of work")
+            && err.contains("raise --max-candidates"),
+        "{err}"
+    );
+    let o = litmix(&[
+        "run",
+        "--no-prune",
+        "--max-candidates",
+        "2",
+        "examples/SB-x86.litmus",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
     assert!(
         stderr(&o).contains("limit exceeded: more than 2 candidate executions"),
         "{}",
@@ -293,7 +308,7 @@ fn coherence_blowup_is_refused_before_enumerating() {
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(
-        err.contains("limit exceeded: the search would visit about")
+        err.contains("limit exceeded: the search would judge about")
             && err.contains("even with pruning"),
         "{err}"
     );
