@@ -453,8 +453,9 @@ impl RfSearch<'_, '_> {
                 "the search would judge about {estimate:.1e} partial candidates even with \
                  pruning (estimated from {PROBES} random probes of the search tree; at most \
                  {bound:.1e} reads-from and coherence choices), {:.0} times the budget of \
-                 {budget:.1e} (raise --max-candidates)",
-                estimate * weight / budget
+                 {} (raise --max-candidates)",
+                estimate * weight / budget,
+                self.opts.max_candidates
             )));
         }
         if let Some(limit) = self.opts.timeout {
