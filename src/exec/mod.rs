@@ -241,7 +241,10 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             deadline,
             start,
             probe_evals: 0,
+            rf_below: Vec::new(),
+            co_below: Vec::new(),
         };
+        search.plain_bounds();
         let outcome = search.fail_fast().and_then(|()| search.run(0));
         let (with_nodes, with_pruned) = (search.cache.with_nodes, search.cache.with_pruned);
         res.with_nodes += with_nodes;
@@ -315,6 +318,9 @@ const PROBES: usize = 8;
 /// How far over the budget an estimate must be to refuse a search at once.
 const PROBE_MARGIN: f64 = 10.0;
 
+/// Nodes with fewer complete candidates below are not judged partially.
+const MIN_SUBTREE: f64 = 4.0;
+
 /// With a deadline, searches whose plain bound exceeds 10^this are sized.
 const PROBE_FROM_LOG10: f64 = 4.0;
 
@@ -337,6 +343,10 @@ struct RfSearch<'s, 'a> {
     start: Instant,
     /// Partial candidates judged by the size probes.
     probe_evals: u64,
+    /// `rf_below[k]`: reads-from choices of reads `k..` (plain bound).
+    rf_below: Vec<f64>,
+    /// `co_below[l]`: coherence orders of locations `0..l`.
+    co_below: Vec<f64>,
 }
 
 /// What a complete candidate needs beyond `rf` and `co`.
@@ -399,6 +409,7 @@ impl RfSearch<'_, '_> {
                 &self.base_co.clone(),
                 &Relation::new(self.skel.len()),
                 false,
+                self.rf_below[k + 1] * self.co_below[self.skel.writes_by_loc.len()],
             )? {
                 self.run(k + 1)?;
             }
@@ -587,6 +598,22 @@ impl RfSearch<'_, '_> {
         nodes
     }
 
+    /// Fills `rf_below` and `co_below`.
+    fn plain_bounds(&mut self) {
+        let skel = self.skel;
+        let mut rf_below = vec![1f64; skel.reads.len() + 1];
+        for k in (0..skel.reads.len()).rev() {
+            let loc = skel.events[skel.reads[k]].loc.unwrap_or(0);
+            rf_below[k] = rf_below[k + 1] * (1 + skel.writes_by_loc[loc].len()) as f64;
+        }
+        let mut co_below = vec![1f64; skel.writes_by_loc.len() + 1];
+        for (l, w) in skel.writes_by_loc.iter().enumerate() {
+            co_below[l + 1] = co_below[l] * (2..=w.len()).map(|x| x as f64).product::<f64>();
+        }
+        self.rf_below = rf_below;
+        self.co_below = co_below;
+    }
+
     /// Fails once the test is past its deadline.
     fn tick(&self) -> Result<(), CheckError> {
         if let Some(d) = self.deadline
@@ -612,13 +639,17 @@ impl RfSearch<'_, '_> {
 
     /// With pruning on: judges the partial candidate and says whether to
     /// cut it (counted), within the work budget.
+    /// `below` bounds the complete candidates under the node: a node with
+    /// fewer than [`MIN_SUBTREE`] is not worth a judgement of its own (the
+    /// candidates below are judged whole anyway; results are the same).
     fn cut(
         &mut self,
         co: &Relation,
         bar: &Relation,
         rf_complete: bool,
+        below: f64,
     ) -> Result<bool, CheckError> {
-        if !self.pruner.enabled {
+        if !self.pruner.enabled || below < MIN_SUBTREE {
             return Ok(false);
         }
         self.res.partial += 1;
@@ -685,7 +716,12 @@ impl RfSearch<'_, '_> {
         }
         let bar = env::barrier_relation(skel, &self.values)?;
         let base_co = self.base_co.clone();
-        if self.cut(&base_co, &bar, true)? {
+        if self.cut(
+            &base_co,
+            &bar,
+            true,
+            self.co_below[skel.writes_by_loc.len()],
+        )? {
             return Ok(());
         }
         let regs = self.final_registers();
@@ -759,7 +795,8 @@ impl RfSearch<'_, '_> {
             for &b in &cs.order[loc][k + 1..] {
                 cs.co.add(e, b);
             }
-            if !self.cut(&cs.co, j.bar, true)? {
+            let below = (1..len - k).map(|x| x as f64).product::<f64>() * self.co_below[loc];
+            if !self.cut(&cs.co, j.bar, true, below)? {
                 self.co_place(cs, loc, k + 1, j)?;
             }
             for &b in &cs.order[loc][k + 1..] {
