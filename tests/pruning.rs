@@ -108,7 +108,9 @@ fn nine_release_stores_get_a_verdict_by_pruning() {
     let r = check("benches/prune/MP-gpu-9flag.litmus", true).expect("a verdict");
     assert!(r.validated);
     assert_eq!(r.positive + r.negative, 11);
-    assert!(r.candidates <= 11, "{} candidates", r.candidates);
+    // 20 × 9! = 7.3e6 unpruned; pruned, a few per consistent one (nodes
+    // with fewer than 4 candidates below are judged whole).
+    assert!(r.candidates <= 100, "{} candidates", r.candidates);
     let e = check("benches/prune/MP-gpu-9flag.litmus", false).unwrap_err();
     assert!(e.contains("limit exceeded"), "{e}");
 }
