@@ -33,6 +33,7 @@ pub mod bench;
 pub mod conform;
 pub mod convert;
 pub mod fuzz;
+pub mod live;
 pub mod models;
 pub mod run;
 pub mod serve;

@@ -54,17 +54,22 @@ pub fn run(a: RunArgs) -> ExitCode {
     }
     let cache = ModelCache::default();
     let pb = progress(files.len());
+    let live = super::live::LiveTests::start();
     let outcomes: Vec<FileOutcome> = files
         .par_iter()
         .with_max_len(1)
         .flat_map_iter(|f| {
+            let mut opts = opts.clone();
+            let watch = live.as_ref().map(|l| l.watch(f, &mut opts));
             let o = check_path(f, a.model.as_deref(), &cache, &opts);
+            drop(watch);
             if let Some(pb) = &pb {
                 pb.inc(1);
             }
             o
         })
         .collect();
+    drop(live);
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }

@@ -50,6 +50,17 @@ pub struct CheckOptions {
     pub prune: bool,
     /// Give the test a `timeout` result after this long (`--timeout`).
     pub timeout: Option<Duration>,
+    /// Live counters a caller may watch while the test runs (the CLI's
+    /// progress line for long tests). One per test.
+    pub progress: Option<std::sync::Arc<Progress>>,
+}
+
+/// Counters the search updates as it goes (relaxed atomics).
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub candidates: std::sync::atomic::AtomicU64,
+    pub partial: std::sync::atomic::AtomicU64,
+    pub pruned: std::sync::atomic::AtomicU64,
 }
 
 impl Default for CheckOptions {
@@ -63,6 +74,7 @@ impl Default for CheckOptions {
             keep_witnesses: 0,
             prune: true,
             timeout: None,
+            progress: None,
         }
     }
 }
@@ -614,8 +626,14 @@ impl RfSearch<'_, '_> {
         self.co_below = co_below;
     }
 
-    /// Fails once the test is past its deadline.
+    /// Fails once the test is past its deadline; publishes progress.
     fn tick(&self) -> Result<(), CheckError> {
+        if let Some(p) = &self.opts.progress {
+            use std::sync::atomic::Ordering::Relaxed;
+            p.candidates.store(self.res.candidates, Relaxed);
+            p.partial.store(self.res.partial, Relaxed);
+            p.pruned.store(self.res.pruned, Relaxed);
+        }
         if let Some(d) = self.deadline
             && Instant::now() > d
         {
