@@ -6,6 +6,7 @@
 //! `litmix fuzz --seconds 600` (docs/fuzzing.md).
 
 use litmix::fuzz::{self, Config, Input, Verdict};
+use rayon::prelude::*;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -47,14 +48,17 @@ fn short_fuzz_run_no_panic_no_hang() {
 fn earlier_findings_get_an_answer() {
     let inputs = fuzz::seeds(&[root().join("tests/fuzz-regressions")]);
     assert!(!inputs.is_empty());
-    for input in &inputs {
-        let v = fuzz::run_blocking(input, Duration::from_secs(1));
-        assert!(
-            !matches!(v, Verdict::Panicked(_)),
-            "{} panicked",
-            input.name
-        );
-    }
+    let panicked: Vec<&str> = inputs
+        .par_iter()
+        .filter(|input| {
+            matches!(
+                fuzz::run_blocking(input, Duration::from_millis(500)),
+                Verdict::Panicked(_)
+            )
+        })
+        .map(|i| i.name.as_str())
+        .collect();
+    assert!(panicked.is_empty(), "panicked: {panicked:?}");
     // A mutated model that parses is evaluated, one that does not is a
     // diagnostic: neither panics.
     let cat = Input {
