@@ -179,7 +179,7 @@ pub fn check_test(
             file,
             message: d.render(),
         },
-        Err(e @ CheckError::Limit(_)) => FileOutcome::Failed {
+        Err(e @ (CheckError::Limit(_) | CheckError::Timeout { .. })) => FileOutcome::Failed {
             file: file.clone(),
             message: format!("{file}: {e}"),
         },

@@ -9,9 +9,8 @@ mod cli;
 use clap::{Parser, Subcommand};
 use cli::{
     bench::BenchArgs, compare::CompareArgs, conform::ConformArgs, convert::ConvertArgs,
-    run::RunArgs, serve::ServeArgs,
+    fuzz::FuzzArgs, models::ModelsArgs, run::RunArgs, serve::ServeArgs,
 };
-use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -37,8 +36,10 @@ enum Command {
     Conform(ConformArgs),
     /// Compare two models (axiomatic or operational) test by test.
     Compare(CompareArgs),
-    /// List the built-in models.
-    Models,
+    /// List the built-in models (`--pruning MODEL`: which checks prune the search).
+    Models(ModelsArgs),
+    /// Mutation-fuzz the front ends and the cat parser (findings become regression tests).
+    Fuzz(FuzzArgs),
     /// List the built-in compiler mappings.
     Mappings,
     /// Print a source test compiled with a mapping (a litmus test `run` accepts).
@@ -61,26 +62,13 @@ fn main() -> ExitCode {
         Command::Bench(a) => cli::bench::bench(a),
         Command::Conform(a) => cli::conform::conform(a),
         Command::Compare(a) => cli::compare::compare(a),
+        Command::Models(a) => cli::models::models(a),
+        Command::Fuzz(a) => cli::fuzz::fuzz(a),
         Command::Mappings => litmix::mapping::cli::list(),
         Command::Compile(a) => litmix::mapping::cli::compile(a),
         Command::CheckMapping(a) => litmix::mapping::cli::check_mapping(a),
         Command::VerifyMapping(a) => litmix::mapping::cli::verify_mapping(a),
         Command::Merge(a) => litmix::mapping::cli::merge(a),
         Command::Serve(a) => cli::serve::serve(a),
-        Command::Models => {
-            for b in litmix::models::BUILTINS {
-                outln!("{:11} {}", b.name, b.description);
-            }
-            for (n, d) in litmix::op::OPERATIONAL
-                .iter()
-                .chain(litmix::op::rsp_judge::MODELS)
-            {
-                outln!("{n:16} {d}");
-            }
-            for (a, t) in litmix::models::ALIASES {
-                outln!("{a:11} alias of {t}");
-            }
-            ExitCode::SUCCESS
-        }
     }
 }

@@ -215,3 +215,10 @@ pub fn load(spec: &str) -> Result<Model, Diagnostic> {
     };
     Model::parse_with(spec, &source, &resolve, &opts)
 }
+
+/// Parses a model from `source` (named `file` in diagnostics); includes
+/// resolve to built-ins only, so a mutated model never reads the disk.
+/// Used by the fuzzer.
+pub fn load_source(file: &str, source: &str) -> Result<Model, Diagnostic> {
+    Model::parse(file, source, &builtin_resolver)
+}

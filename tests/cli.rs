@@ -248,6 +248,21 @@ fn unknown_model_is_a_clear_error() {
 fn candidate_limit_is_reported() {
     let o = litmix(&["run", "--max-candidates", "2", "examples/SB-x86.litmus"]);
     assert_eq!(o.status.code(), Some(1));
+    // With pruning the budget counts partial candidates too (weighted work).
+    let err = stderr(&o);
+    assert!(
+        err.contains("limit exceeded: the search did more than 2 units of work")
+            && err.contains("raise --max-candidates"),
+        "{err}"
+    );
+    let o = litmix(&[
+        "run",
+        "--no-prune",
+        "--max-candidates",
+        "2",
+        "examples/SB-x86.litmus",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
     assert!(
         stderr(&o).contains("limit exceeded: more than 2 candidate executions"),
         "{}",
@@ -279,12 +294,22 @@ fn coherence_blowup_is_refused_before_enumerating() {
     }
     src.push_str("exists (x=1)\n");
     std::fs::write(&f, src).unwrap();
+    // Without pruning: 18 writes to x, 18! coherence orders, refused by count.
+    let o = litmix(&["run", "--no-prune", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("limit exceeded: 6402373705728000 coherence orders"),
+        "{err}"
+    );
+    // With pruning: the interleavings of six chains of three writes (18!/6^6
+    // = 1.4e11) survive; the estimate of the pruned tree says so at once.
     let o = litmix(&["run", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    // 18 writes to x: 18! coherence orders.
     assert!(
-        err.contains("limit exceeded: 6402373705728000 coherence orders"),
+        err.contains("limit exceeded: the search would judge about")
+            && err.contains("even with pruning"),
         "{err}"
     );
 }

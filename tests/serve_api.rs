@@ -51,17 +51,20 @@ fn without_time(mut v: Json) -> Json {
     v
 }
 
-/// A test whose search runs far past a small time bound: seven writers of
-/// one location (5,040 coherence orders, all consistent: no two writes are
-/// ordered) and a reader of three loads. Most of its candidates are allowed,
-/// so no pruning of rejected ones makes it cheap.
+/// A test whose search runs far past a small time bound: 6 writes to one
+/// location (720 coherence orders) times 7³ reads-from choices, each judged
+/// with the `fence.sc` linearisations of ptx75.
+// Long even with pruning (issue 14): tens of thousands of consistent
+// executions, each judged, over a 200,000-unit work budget.
 const RUNAWAY: &str = r#"PTX runaway
 { x=0; }
- P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 | P3@cta 3,gpu 0 | P4@cta 4,gpu 0 | P5@cta 5,gpu 0 | P6@cta 6,gpu 0 | P7@cta 7,gpu 0 ;
- st.relaxed.gpu x, 1 | st.relaxed.gpu x, 2 | st.relaxed.gpu x, 3 | st.relaxed.gpu x, 4 | st.relaxed.gpu x, 5 | st.relaxed.gpu x, 6 | st.relaxed.gpu x, 7 | ld.relaxed.gpu r0, x ;
- | | | | | | | ld.relaxed.gpu r1, x ;
- | | | | | | | ld.relaxed.gpu r2, x ;
-exists (P7:r0 == 1)
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 | P3@cta 3,gpu 0 ;
+ st.relaxed.gpu x, 1 | st.relaxed.gpu x, 3 | st.relaxed.gpu x, 5 | ld.relaxed.gpu r0, x ;
+ st.relaxed.gpu x, 2 | st.relaxed.gpu x, 4 | st.relaxed.gpu x, 6 | ld.relaxed.gpu r1, x ;
+ fence.sc.gpu | fence.sc.gpu | fence.sc.gpu | ld.relaxed.gpu r2, x ;
+ | | | ld.relaxed.gpu r3, x ;
+ | | | ld.relaxed.gpu r4, x ;
+exists (P3:r0 == 1)
 "#;
 
 /// A candidate budget far beyond what [`RUNAWAY`] can reach within the

@@ -304,6 +304,9 @@ pub struct Program {
     pub loc_env: Option<usize>,
     /// The slot a top-level `with co from ...` binds (the model builds `co`).
     pub co_slot: Option<usize>,
+    /// Per statement: for a `with`, the later checks that may cut a prefix
+    /// of its linearisation (see `super::monotone::with_plans`).
+    pub with_checks: Vec<Vec<usize>>,
 }
 
 /// Per-evaluation state: caches of environment values and slots.
@@ -321,6 +324,14 @@ pub struct State<'e> {
     /// Slots that are static (see [`Program::static_parts`]): they do not
     /// depend on `with` choices, so a new choice keeps their values.
     pub(crate) keep: Vec<bool>,
+    /// Cut prefixes of `with` linearisations that a monotone check rejects.
+    pub prune: bool,
+    /// Give up a `with` search after this instant (an error; the caller
+    /// reports the timeout).
+    pub deadline: Option<std::time::Instant>,
+    /// Partial linearisations visited and cut by `with` searches.
+    pub with_nodes: u64,
+    pub with_pruned: u64,
 }
 
 enum Verdict {
@@ -360,6 +371,13 @@ fn into_rel(v: Cow<'_, Value>, loc: Loc, what: &str) -> Res<Relation> {
 }
 
 impl State<'_> {
+    /// Sets slot `i` (a `with` variable) for a partial evaluation.
+    pub fn set_slot(&mut self, i: usize, v: Value) {
+        let cell = &mut self.slots[i];
+        cell.take();
+        let _ = cell.set(v);
+    }
+
     /// Pre-fills caches with values known from earlier evaluations.
     pub fn seed(&mut self, env_values: &[Option<Value>], slot_values: &[Option<Value>]) {
         for (cell, v) in self.env_vals.iter_mut().zip(env_values) {
@@ -521,6 +539,10 @@ impl Program {
             all_choices: false,
             accepted: Vec::new(),
             keep: Vec::new(),
+            prune: false,
+            deadline: None,
+            with_nodes: 0,
+            with_pruned: 0,
         }
     }
 
@@ -1101,6 +1123,24 @@ impl Program {
         }))
     }
 
+    /// Whether check `c` holds on `st` (flags and failures dropped); used on
+    /// partial candidates by the pruning search.
+    pub fn check_holds(&self, c: &CCheck, st: &State<'_>) -> Res<bool> {
+        Ok(self
+            .run_check(c, st, &mut Vec::new(), false, false)?
+            .is_none())
+    }
+
+    /// Sets every `with` variable at statement `from` or later to the empty
+    /// relation (its least value) for a partial evaluation.
+    pub fn least_with_values(&self, from: usize, st: &mut State<'_>) {
+        for s in &self.stmts[from..] {
+            if let CStmt::With(w) = s {
+                st.set_slot(w.slot, Value::Rel(Relation::empty(st.n)));
+            }
+        }
+    }
+
     /// Runs one check; `Some(failure)` when it forbids the execution.
     fn run_check(
         &self,
@@ -1215,7 +1255,41 @@ impl Program {
         let flags_len = flags.len();
         let mut first_failure: Option<Option<Failure>> = None;
         let mut error = None;
-        let flow = Relation::for_each_linearisation(&set, &rel, |order| {
+        // Prefixes are judged only after the first complete order, whose
+        // failure is the one reported: pruning then never changes it.
+        let plan = self
+            .with_checks
+            .get(i)
+            .filter(|p| st.prune && !p.is_empty());
+        let mut leaf_seen = false;
+        let flow = Relation::search_linearisations(&set, &rel, |order, complete| {
+            if !complete {
+                st.with_nodes += 1;
+                if st.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+                    error = Some(Error::new(w.set.loc, "time budget exceeded"));
+                    return ControlFlow::Break(());
+                }
+                let Some(plan) = plan.filter(|_| leaf_seen) else {
+                    return ControlFlow::Continue(true);
+                };
+                for (k, cell) in st.slots.iter_mut().enumerate().skip(w.slot) {
+                    if !st.keep.get(k).copied().unwrap_or(false) {
+                        cell.take();
+                    }
+                }
+                self.least_with_values(i + 1, st);
+                let _ = st.slots[w.slot].set(Value::Rel(order.clone()));
+                for &j in plan {
+                    if let CStmt::Check(c) = &self.stmts[j]
+                        && let Ok(false) = self.check_holds(c, st)
+                    {
+                        st.with_pruned += 1;
+                        return ControlFlow::Continue(false);
+                    }
+                }
+                return ControlFlow::Continue(true);
+            }
+            leaf_seen = true;
             for (k, cell) in st.slots.iter_mut().enumerate().skip(w.slot) {
                 if !st.keep.get(k).copied().unwrap_or(false) {
                     cell.take();
@@ -1230,7 +1304,7 @@ impl Program {
                     if first_failure.is_none() {
                         first_failure = Some(f);
                     }
-                    ControlFlow::Continue(())
+                    ControlFlow::Continue(true)
                 }
                 Err(e) => {
                     error = Some(e);

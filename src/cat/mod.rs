@@ -11,12 +11,14 @@ mod compile;
 mod eval;
 mod func;
 pub mod lexer;
+pub mod monotone;
 pub mod parser;
 
 use crate::diag::Diagnostic;
 use crate::rel::{BitSet, Relation};
 use ast::{CheckMode, Error, Stmt};
 use eval::{CStmt, Program};
+pub use monotone::{CheckReport, Pol, PrunePlan};
 use std::fmt;
 
 /// What a model sees of one candidate execution.
@@ -52,6 +54,14 @@ pub struct StaticCache {
     statics: Option<(Vec<bool>, Vec<bool>)>,
     env_values: Vec<Option<eval::Value>>,
     slot_values: Vec<Option<eval::Value>>,
+    /// Cut prefixes of `with` linearisations that a monotone check rejects
+    /// (never changes an outcome; see [`monotone`]).
+    pub prune: bool,
+    /// Evaluations give up (with an error) in a `with` search past this.
+    pub deadline: Option<std::time::Instant>,
+    /// Partial `with` linearisations visited, and cut, so far.
+    pub with_nodes: u64,
+    pub with_pruned: u64,
 }
 
 /// Which test a check performs (a `~` negates it).
@@ -182,7 +192,8 @@ impl Model {
             }
             let (title, main) = loader.load(0)?;
             stmts.extend(main);
-            let program = compile::compile(&stmts, &opts.variants)?;
+            let mut program = compile::compile(&stmts, &opts.variants)?;
+            program.with_checks = monotone::with_plans(&program);
             Ok((title, program))
         })();
         let files = loader.files;
@@ -331,7 +342,11 @@ impl Model {
         cache.slot_values.resize(slot_static.len(), None);
         st.seed(&cache.env_values, &cache.slot_values);
         st.keep = slot_static.clone();
+        st.prune = cache.prune;
+        st.deadline = cache.deadline;
         let res = self.program.run(&mut st, false);
+        cache.with_nodes += st.with_nodes;
+        cache.with_pruned += st.with_pruned;
         st.harvest(
             &env_static,
             &slot_static,
@@ -373,6 +388,65 @@ impl Model {
             },
             named,
         ))
+    }
+
+    /// Which checks may cut partial candidates of the engine's search, when
+    /// the environment names `dynamic` accepts are its choices (see
+    /// [`monotone::candidate_plan`]).
+    pub fn prune_plan(&self, dynamic: &dyn Fn(&str) -> bool) -> PrunePlan {
+        monotone::candidate_plan(&self.program, dynamic)
+    }
+
+    /// For each `with` of the model: its source text and which later checks
+    /// may cut a prefix of its linearisations.
+    pub fn with_prune_plans(&self) -> Vec<(String, PrunePlan)> {
+        self.program
+            .stmts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match s {
+                CStmt::With(w) => Some((w.label.clone(), monotone::with_plan(&self.program, i))),
+                CStmt::Check(_) | CStmt::WithFrom(_) | CStmt::Forall(_) => None,
+            })
+            .collect()
+    }
+
+    /// Whether some check of `plan` fails on `env`, a partial candidate
+    /// whose choice relations are under-approximations of every completion
+    /// (every `with` variable at its least value, the empty relation). Then
+    /// every completion is forbidden. Evaluation errors count as "does not
+    /// fail" (the complete candidate reports them).
+    pub fn partial_fails(
+        &self,
+        env: &dyn Environment,
+        plan: &PrunePlan,
+        cache: &mut StaticCache,
+    ) -> bool {
+        let (env_static, slot_static) = cache
+            .statics
+            .get_or_insert_with(|| self.program.static_parts(env))
+            .clone();
+        let mut st = self.program.state(env);
+        cache.env_values.resize(env_static.len(), None);
+        cache.slot_values.resize(slot_static.len(), None);
+        st.seed(&cache.env_values, &cache.slot_values);
+        self.program.least_with_values(0, &mut st);
+        let mut fails = false;
+        for &i in &plan.checks {
+            if let CStmt::Check(c) = &self.program.stmts[i]
+                && let Ok(false) = self.program.check_holds(c, &st)
+            {
+                fails = true;
+                break;
+            }
+        }
+        st.harvest(
+            &env_static,
+            &slot_static,
+            &mut cache.env_values,
+            &mut cache.slot_values,
+        );
+        fails
     }
 
     fn run(&self, env: &dyn Environment, explain: bool) -> Result<Outcome, Diagnostic> {

@@ -33,6 +33,9 @@ pub mod bench;
 pub mod compare;
 pub mod conform;
 pub mod convert;
+pub mod fuzz;
+pub mod live;
+pub mod models;
 pub mod run;
 pub mod serve;
 
@@ -51,6 +54,14 @@ pub struct Limits {
     /// Operational models: give up on a test after this many machine states.
     #[arg(long, default_value_t = 2_000_000)]
     pub max_states: usize,
+    /// Give a test a `timeout` result after this many seconds (the other
+    /// tests are still checked and reported).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Judge every candidate whole: no pruning by the model's monotone
+    /// checks (same results, for comparison; see docs/pruning.md).
+    #[arg(long)]
+    pub no_prune: bool,
 }
 
 /// How user models are loaded, as herd does (`-I`, `-variant`).
@@ -92,6 +103,11 @@ pub fn options(l: &Limits) -> CheckOptions {
         max_candidates: l.max_candidates,
         max_events: l.max_events,
         max_states: l.max_states,
+        prune: !l.no_prune,
+        timeout: l
+            .timeout
+            .filter(|t| t.is_finite() && *t >= 0.0)
+            .map(std::time::Duration::from_secs_f64),
         ..CheckOptions::default()
     }
 }

@@ -37,6 +37,10 @@ pub struct RunArgs {
     /// the condition asks about (or say that none is reachable).
     #[arg(long)]
     pub trace: bool,
+    /// After each test, a `Stats` line: candidates built, consistent,
+    /// partial candidates judged and cut, time (JSON always has them).
+    #[arg(long)]
+    pub stats: bool,
     #[command(flatten)]
     pub limits: Limits,
     /// Litmus files or directories.
@@ -64,17 +68,22 @@ pub fn run(a: RunArgs) -> ExitCode {
     }
     let cache = ModelCache::default();
     let pb = progress(files.len());
+    let live = super::live::LiveTests::start();
     let outcomes: Vec<FileOutcome> = files
         .par_iter()
         .with_max_len(1)
         .flat_map_iter(|f| {
+            let mut opts = opts.clone();
+            let watch = live.as_ref().map(|l| l.watch(f, &mut opts));
             let o = check_path(f, a.model.as_deref(), &cache, &opts);
+            drop(watch);
             if let Some(pb) = &pb {
                 pb.inc(1);
             }
             o
         })
         .collect();
+    drop(live);
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
@@ -108,6 +117,9 @@ pub fn run(a: RunArgs) -> ExitCode {
                         "{}",
                         report::herd::block_with(test, result, style)
                     ));
+                    if a.stats {
+                        emit(writeln!(out, "{}", report::herd::stats(result)));
+                    }
                     if a.trace {
                         emit(write!(
                             out,

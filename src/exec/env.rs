@@ -118,6 +118,12 @@ const DYNAMIC: &[&str] = &[
     "rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "bar", "FW", "pco",
 ];
 
+/// Whether predefined `name` depends on the candidate's choices (`rf`,
+/// `co`, barrier matching) rather than on the skeleton alone.
+pub fn is_dynamic(name: &str) -> bool {
+    DYNAMIC.contains(&name)
+}
+
 /// Tags some front end emits (docs/cat-environment.md): a model may name
 /// them in any test, where no event carries them they are empty sets.
 pub const KNOWN_TAGS: &[&str] = &[
@@ -179,7 +185,7 @@ impl Environment for CandidateEnv<'_, '_> {
     fn is_static(&self, name: &str) -> bool {
         // `FW` follows `co`; when the model builds `co` (empty here), it
         // is every write, whatever `rf`.
-        (name == "FW" && self.co.is_empty()) || !DYNAMIC.contains(&name)
+        (name == "FW" && self.co.is_empty()) || !is_dynamic(name)
     }
 }
 

@@ -9,6 +9,7 @@ pub mod barrier;
 pub mod candidate;
 pub mod env;
 pub mod outcome;
+pub mod prune;
 pub mod thread;
 pub mod view;
 
@@ -18,9 +19,11 @@ pub use view::{AllowedWhy, EventView, ExecutionView, Forbidden, WHY_PATH, WHY_PR
 use crate::cat::Model;
 use crate::diag::Diagnostic;
 use crate::ir::{Quantifier, Term, Test, Value};
-use candidate::{Eval, Skeleton, Values, coherence, permutations};
+use crate::rel::Relation;
+use candidate::{Eval, Skeleton, Values};
 use env::CandidateEnv;
 use outcome::{eval_prop, state_lookup};
+use prune::{Pruner, base_coherence};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 use thread::{EventKind, PathLimits, ThreadPaths};
@@ -47,6 +50,24 @@ pub struct CheckOptions {
     pub trace: bool,
     /// `--lenient`: upper-case names no front end defines are empty sets.
     pub lenient: bool,
+    /// Cut partial candidates that a monotone check of the model already
+    /// rejects (`--no-prune` turns it off). Never changes the result; it is
+    /// off anyway under [`CheckOptions::why`], whose explanations come from
+    /// the first rejected candidate of each state in enumeration order.
+    pub prune: bool,
+    /// Give the test a `timeout` result after this long (`--timeout`).
+    pub timeout: Option<Duration>,
+    /// Live counters a caller may watch while the test runs (the CLI's
+    /// progress line for long tests). One per test.
+    pub progress: Option<std::sync::Arc<Progress>>,
+}
+
+/// Counters the search updates as it goes (relaxed atomics).
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub candidates: std::sync::atomic::AtomicU64,
+    pub partial: std::sync::atomic::AtomicU64,
+    pub pruned: std::sync::atomic::AtomicU64,
 }
 
 impl Default for CheckOptions {
@@ -61,6 +82,9 @@ impl Default for CheckOptions {
             max_states: 2_000_000,
             trace: false,
             lenient: false,
+            prune: true,
+            timeout: None,
+            progress: None,
         }
     }
 }
@@ -72,6 +96,12 @@ pub enum CheckError {
     Diagnostic(Diagnostic),
     /// A size limit was hit; the message names it and how to raise it.
     Limit(String),
+    /// The test ran past its `--timeout`; the figures reached so far.
+    Timeout {
+        after: Duration,
+        candidates: u64,
+        pruned: u64,
+    },
 }
 
 impl std::fmt::Display for CheckError {
@@ -79,6 +109,16 @@ impl std::fmt::Display for CheckError {
         match self {
             CheckError::Diagnostic(d) => write!(f, "{}", d.render()),
             CheckError::Limit(m) => write!(f, "limit exceeded: {m}"),
+            CheckError::Timeout {
+                after,
+                candidates,
+                pruned,
+            } => write!(
+                f,
+                "timeout: no answer after {:.1} s ({candidates} candidates judged, \
+                 {pruned} partial candidates cut; raise --timeout)",
+                after.as_secs_f64()
+            ),
         }
     }
 }
@@ -108,6 +148,17 @@ pub struct CheckResult {
     pub flags: BTreeSet<String>,
     /// Candidate executions judged.
     pub candidates: u64,
+    /// Partial candidates (rf or co prefixes) judged by the pruning checks,
+    /// and how many of them were cut.
+    pub partial: u64,
+    pub pruned: u64,
+    /// Partial orders visited inside the model's `with` searches, and cut.
+    pub with_nodes: u64,
+    pub with_pruned: u64,
+    /// Work done with pruning on: candidates and partial candidates judged,
+    /// each weighted by its size (1 + events/32); bounded by
+    /// [`CheckOptions::max_candidates`].
+    pub work: u64,
     /// Partial reads-from choices visited by the search (cost measure).
     pub rf_nodes: u64,
     /// Thread paths cut by the unroll bound (not explored further).
@@ -147,6 +198,11 @@ impl CheckResult {
             validated: false,
             flags: BTreeSet::new(),
             candidates: 0,
+            partial: 0,
+            pruned: 0,
+            with_nodes: 0,
+            with_pruned: 0,
+            work: 0,
             rf_nodes: 0,
             cut_paths: 0,
             cyclic: 0,
@@ -182,6 +238,11 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
     res.cut_paths = thread_paths.iter().map(|t| t.cut).sum();
     let mut forbidden: BTreeMap<Vec<Value>, Forbidden> = BTreeMap::new();
     let mut env_checked = false;
+    // A model that builds `co` itself gets no pruning: its `co` is a value
+    // of the model, not the engine's growing order (docs/pruning.md).
+    let prune = opts.prune && !opts.why && !model.binds_co();
+    let pruner = Pruner::new(model, prune);
+    let deadline = opts.timeout.map(|t| start + t);
 
     // Cartesian product of thread paths.
     let counts: Vec<usize> = thread_paths.iter().map(|t| t.paths.len()).collect();
@@ -197,6 +258,22 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             .map(|(t, &i)| &thread_paths[t].paths[i])
             .collect();
         let skel = Skeleton::new(test, paths);
+        if !env_checked {
+            // Before any candidate: a search that prunes everything must
+            // still report a model naming something the engine lacks.
+            let (rf, co, bar) = (
+                Relation::new(skel.len()),
+                base_coherence(&skel),
+                Relation::new(skel.len()),
+            );
+            model.check_environment(
+                &CandidateEnv::new(&skel, &rf, &co, &bar).lenient(opts.lenient),
+            )?;
+            env_checked = true;
+        }
+        let mut cache = model.new_cache();
+        cache.prune = prune;
+        cache.deadline = deadline;
         let mut search = RfSearch {
             skel: &skel,
             model,
@@ -205,10 +282,36 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             res: &mut res,
             forbidden: &mut forbidden,
             values: Values::new(&skel),
-            env_checked: &mut env_checked,
-            cache: model.new_cache(),
+            cache,
+            pruner: &pruner,
+            rf: Relation::new(skel.len()),
+            base_co: base_coherence(&skel),
+            deadline,
+            start,
+            probe_evals: 0,
+            rf_below: Vec::new(),
+            co_below: Vec::new(),
         };
-        search.run(0)?;
+        search.plain_bounds();
+        let outcome = search.fail_fast().and_then(|()| search.run(0));
+        let (with_nodes, with_pruned) = (search.cache.with_nodes, search.cache.with_pruned);
+        res.with_nodes += with_nodes;
+        res.with_pruned += with_pruned;
+        match outcome {
+            Ok(()) => {}
+            Err(e) => {
+                // Past the deadline, whatever stopped the search (an
+                // evaluation interrupted inside a `with`) is the timeout.
+                if deadline.is_some_and(|d| Instant::now() > d) {
+                    return Err(CheckError::Timeout {
+                        after: start.elapsed(),
+                        candidates: res.candidates,
+                        pruned: res.pruned,
+                    });
+                }
+                return Err(e);
+            }
+        }
         if !next_choice(&mut choice, |k| counts[k]) {
             res.elapsed = start.elapsed();
             return Ok(finish(test, res, forbidden));
@@ -235,6 +338,20 @@ fn over_budget(max: u64) -> CheckError {
     ))
 }
 
+/// Counts one allowed execution: herd's Positive counts those satisfying
+/// the condition's proposition, negated for `~exists`.
+fn count(res: &mut CheckResult, quantifier: Quantifier, sat: bool) {
+    let positive = match quantifier {
+        Quantifier::NotExists => !sat,
+        _ => sat,
+    };
+    if positive {
+        res.positive += 1;
+    } else {
+        res.negative += 1;
+    }
+}
+
 fn finish(
     test: &Test,
     mut res: CheckResult,
@@ -257,6 +374,18 @@ fn finish(
 /// candidate before it counts as runaway.
 const RF_NODES_PER_CANDIDATE: u64 = 10;
 
+/// Random walks per estimate of a search tree's size ([`RfSearch::fail_fast`]).
+const PROBES: usize = 8;
+
+/// How far over the budget an estimate must be to refuse a search at once.
+const PROBE_MARGIN: f64 = 10.0;
+
+/// Nodes with fewer complete candidates below are not judged partially.
+const MIN_SUBTREE: f64 = 4.0;
+
+/// With a deadline, searches whose plain bound exceeds 10^this are sized.
+const PROBE_FROM_LOG10: f64 = 4.0;
+
 struct RfSearch<'s, 'a> {
     skel: &'s Skeleton<'a>,
     model: &'s Model,
@@ -265,10 +394,35 @@ struct RfSearch<'s, 'a> {
     res: &'s mut CheckResult,
     forbidden: &'s mut BTreeMap<Vec<Value>, Forbidden>,
     values: Values<'s, 'a>,
-    /// Set once the model's names were checked against the environment.
-    env_checked: &'s mut bool,
     /// Model definitions that depend only on this skeleton.
     cache: crate::cat::StaticCache,
+    pruner: &'s Pruner<'s>,
+    /// The rf edges of the reads that have a source so far.
+    rf: Relation,
+    /// The coherence edges of every candidate (init first).
+    base_co: Relation,
+    deadline: Option<Instant>,
+    start: Instant,
+    /// Partial candidates judged by the size probes.
+    probe_evals: u64,
+    /// `rf_below[k]`: reads-from choices of reads `k..` (plain bound).
+    rf_below: Vec<f64>,
+    /// `co_below[l]`: coherence orders of locations `0..l`.
+    co_below: Vec<f64>,
+}
+
+/// What a complete candidate needs beyond `rf` and `co`.
+struct Judged<'j> {
+    bar: &'j Relation,
+    regs: &'j BTreeMap<(usize, String), Value>,
+    vals: &'j [Option<Value>],
+}
+
+/// The coherence search state: per location its writes, a prefix of which
+/// is placed, and the coherence edges every completion has.
+struct CoState {
+    order: Vec<Vec<usize>>,
+    co: Relation,
 }
 
 impl RfSearch<'_, '_> {
@@ -288,6 +442,7 @@ impl RfSearch<'_, '_> {
                     .saturating_mul(RF_NODES_PER_CANDIDATE)
             )));
         }
+        self.tick()?;
         if !self.constraints_possible() {
             return Ok(());
         }
@@ -300,16 +455,281 @@ impl RfSearch<'_, '_> {
         sources.extend(self.skel.writes_by_loc[loc].iter().copied());
         for w in sources {
             self.values.set_rf(r, w);
+            self.rf.add(w, r);
             if self.values.value(r) == Eval::Cyclic {
                 // The value would depend on itself whatever the other reads
-                // choose: the whole subtree is out of thin air.
-                self.res.cyclic += 1;
-                continue;
+                // choose: the whole subtree is out of thin air. Worth a
+                // warning only when the model does not reject it anyway.
+                if !self.partial_fails(
+                    &self.base_co.clone(),
+                    &Relation::new(self.skel.len()),
+                    false,
+                ) {
+                    self.res.cyclic += 1;
+                }
+            } else if !self.cut(
+                &self.base_co.clone(),
+                &Relation::new(self.skel.len()),
+                false,
+                self.rf_below[k + 1] * self.co_below[self.skel.writes_by_loc.len()],
+            )? {
+                self.run(k + 1)?;
             }
-            self.run(k + 1)?;
+            self.rf.remove(w, r);
         }
         self.values.set_rf(r, usize::MAX);
         Ok(())
+    }
+
+    /// Refuses at once a search that cannot fit the budget even with
+    /// pruning. The plain upper bound (every read from every same-location
+    /// write, every coherence permutation) decides most tests; when it
+    /// exceeds the budget, the size of the *pruned* search tree is
+    /// estimated by Knuth's method: random walks from the root, each
+    /// multiplying the number of children the pruning checks let through,
+    /// averaged over [`PROBES`] walks (an unbiased estimate of the number of
+    /// nodes). Only a clear excess ([`PROBE_MARGIN`] times the budget) is
+    /// refused, with the figure; anything nearer runs under the budget.
+    fn fail_fast(&mut self) -> Result<(), CheckError> {
+        let skel = self.skel;
+        let mut log_bound = 0f64;
+        for &r in &skel.reads {
+            let loc = skel.events[r].loc.unwrap_or(0);
+            log_bound += ((1 + skel.writes_by_loc[loc].len()) as f64).log10();
+        }
+        for w in &skel.writes_by_loc {
+            log_bound += (2..=w.len()).map(|k| (k as f64).log10()).sum::<f64>();
+        }
+        let budget = self.opts.max_candidates as f64;
+        let weight = self.weight() as f64;
+        // Without pruning the search keeps its plain limits (the reference
+        // for `--no-prune` comparisons). With a deadline, smaller searches
+        // are sized too, against the time they would take.
+        let worth = log_bound > (budget / weight).log10()
+            || self.deadline.is_some() && log_bound > PROBE_FROM_LOG10;
+        if !worth || !self.pruner.enabled {
+            return Ok(());
+        }
+        let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut total = 0f64;
+        let evals_before = self.probe_evals;
+        let started = Instant::now();
+        for _ in 0..PROBES {
+            total += self.probe(&mut rng);
+        }
+        let per_node =
+            started.elapsed().as_secs_f64() / (self.probe_evals - evals_before).max(1) as f64;
+        let estimate = total / PROBES as f64;
+        let bound = 10f64.powf(log_bound);
+        if estimate * weight > budget * PROBE_MARGIN {
+            return Err(CheckError::Limit(format!(
+                "the search would judge about {estimate:.1e} partial candidates even with \
+                 pruning (estimated from {PROBES} random probes of the search tree; at most \
+                 {bound:.1e} reads-from and coherence choices), {:.0} times the budget of \
+                 {} (raise --max-candidates)",
+                estimate * weight / budget,
+                self.opts.max_candidates
+            )));
+        }
+        if let Some(limit) = self.opts.timeout {
+            let seconds = estimate * per_node;
+            if seconds > limit.as_secs_f64() * PROBE_MARGIN {
+                return Err(CheckError::Limit(format!(
+                    "the search would take about {seconds:.0} s even with pruning \
+                     ({estimate:.1e} partial candidates estimated from {PROBES} random probes, \
+                     {:.0} µs each), over --timeout {} s",
+                    per_node * 1e6,
+                    limit.as_secs_f64()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The work weight of one judgement of a candidate of this skeleton.
+    fn weight(&self) -> u64 {
+        1 + self.skel.len() as u64 / 32
+    }
+
+    /// Adds one judgement to the work done; over the budget, a limit.
+    fn work(&mut self) -> Result<(), CheckError> {
+        self.res.work += self.weight();
+        if self.res.work > self.opts.max_candidates {
+            return Err(CheckError::Limit(format!(
+                "the search did more than {} units of work (candidates and partial candidates \
+                 judged, weighted by size) (raise --max-candidates)",
+                self.opts.max_candidates
+            )));
+        }
+        Ok(())
+    }
+
+    /// One random walk down the (pruned) search tree: the estimated number
+    /// of its nodes (1 + d1 + d1·d2 + ..., di the children at depth i).
+    fn probe(&mut self, rng: &mut u64) -> f64 {
+        let skel = self.skel;
+        let mut next = || {
+            *rng ^= *rng << 13;
+            *rng ^= *rng >> 7;
+            *rng ^= *rng << 17;
+            *rng
+        };
+        let none = Relation::new(skel.len());
+        let base_co = self.base_co.clone();
+        let (mut nodes, mut width) = (1f64, 1f64);
+        let mut assigned = Vec::new();
+        let mut complete = true;
+        for &r in &skel.reads {
+            if !self.constraints_possible() {
+                complete = false;
+                break;
+            }
+            let loc = skel.events[r].loc.unwrap_or(0);
+            let mut sources = vec![skel.init[loc]];
+            sources.extend(skel.writes_by_loc[loc].iter().copied());
+            let mut alive = Vec::new();
+            for w in sources {
+                self.values.set_rf(r, w);
+                self.rf.add(w, r);
+                let cyclic = self.values.value(r) == Eval::Cyclic;
+                if !(cyclic || self.pruner.enabled && self.partial_fails(&base_co, &none, false)) {
+                    alive.push(w);
+                }
+                self.rf.remove(w, r);
+            }
+            self.values.set_rf(r, usize::MAX);
+            if alive.is_empty() {
+                complete = false;
+                break;
+            }
+            width *= alive.len() as f64;
+            nodes += width;
+            let w = alive[(next() % alive.len() as u64) as usize];
+            self.values.set_rf(r, w);
+            self.rf.add(w, r);
+            assigned.push((r, w));
+        }
+        // The barrier matching once every read has a source (when a value
+        // is missing, judge coherence prefixes as partial in rf too).
+        let bar = if complete {
+            barrier::instances(skel, &self.values)
+                .ok()
+                .and_then(|b| b.matchings.into_iter().next())
+        } else {
+            None
+        };
+        if complete {
+            let rf_complete = bar.is_some();
+            let bar = bar.unwrap_or_else(|| none.clone());
+            let mut co = base_co.clone();
+            let mut order = skel.writes_by_loc.clone();
+            'locs: for loc in (0..order.len()).rev() {
+                let len = order[loc].len();
+                for k in 0..len.saturating_sub(1) {
+                    let mut alive = Vec::new();
+                    for i in k..len {
+                        order[loc].swap(k, i);
+                        let e = order[loc][k];
+                        for &b in &order[loc][k + 1..] {
+                            co.add(e, b);
+                        }
+                        if !(self.pruner.enabled && self.partial_fails(&co, &bar, rf_complete)) {
+                            alive.push(i);
+                        }
+                        for &b in &order[loc][k + 1..] {
+                            co.remove(e, b);
+                        }
+                        order[loc].swap(k, i);
+                    }
+                    if alive.is_empty() {
+                        break 'locs;
+                    }
+                    width *= alive.len() as f64;
+                    nodes += width;
+                    let i = alive[(next() % alive.len() as u64) as usize];
+                    order[loc].swap(k, i);
+                    let e = order[loc][k];
+                    for &b in &order[loc][k + 1..] {
+                        co.add(e, b);
+                    }
+                }
+            }
+        }
+        for (r, w) in assigned {
+            self.values.set_rf(r, usize::MAX);
+            self.rf.remove(w, r);
+        }
+        nodes
+    }
+
+    /// Fills `rf_below` and `co_below`.
+    fn plain_bounds(&mut self) {
+        let skel = self.skel;
+        let mut rf_below = vec![1f64; skel.reads.len() + 1];
+        for k in (0..skel.reads.len()).rev() {
+            let loc = skel.events[skel.reads[k]].loc.unwrap_or(0);
+            rf_below[k] = rf_below[k + 1] * (1 + skel.writes_by_loc[loc].len()) as f64;
+        }
+        let mut co_below = vec![1f64; skel.writes_by_loc.len() + 1];
+        for (l, w) in skel.writes_by_loc.iter().enumerate() {
+            co_below[l + 1] = co_below[l] * (2..=w.len()).map(|x| x as f64).product::<f64>();
+        }
+        self.rf_below = rf_below;
+        self.co_below = co_below;
+    }
+
+    /// Fails once the test is past its deadline; publishes progress.
+    fn tick(&self) -> Result<(), CheckError> {
+        if let Some(p) = &self.opts.progress {
+            use std::sync::atomic::Ordering::Relaxed;
+            p.candidates.store(self.res.candidates, Relaxed);
+            p.partial.store(self.res.partial, Relaxed);
+            p.pruned.store(self.res.pruned, Relaxed);
+        }
+        if let Some(d) = self.deadline
+            && Instant::now() > d
+        {
+            return Err(CheckError::Timeout {
+                after: self.start.elapsed(),
+                candidates: self.res.candidates,
+                pruned: self.res.pruned,
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether the partial candidate (current `rf`, `co`, `bar`) fails a
+    /// pruning check of the model; `rf_complete` once every read has its
+    /// source and `bar` is final.
+    fn partial_fails(&mut self, co: &Relation, bar: &Relation, rf_complete: bool) -> bool {
+        self.probe_evals += 1;
+        self.pruner
+            .fails(self.skel, &self.rf, co, bar, rf_complete, &mut self.cache)
+    }
+
+    /// With pruning on: judges the partial candidate and says whether to
+    /// cut it (counted), within the work budget.
+    /// `below` bounds the complete candidates under the node: a node with
+    /// fewer than [`MIN_SUBTREE`] is not worth a judgement of its own (the
+    /// candidates below are judged whole anyway; results are the same).
+    fn cut(
+        &mut self,
+        co: &Relation,
+        bar: &Relation,
+        rf_complete: bool,
+        below: f64,
+    ) -> Result<bool, CheckError> {
+        if !self.pruner.enabled || below < MIN_SUBTREE {
+            return Ok(false);
+        }
+        self.res.partial += 1;
+        self.work()?;
+        self.tick()?;
+        let fails = self.partial_fails(co, bar, rf_complete);
+        if fails {
+            self.res.pruned += 1;
+        }
+        Ok(fails)
     }
 
     /// False when some path constraint is already known to fail.
@@ -334,7 +754,7 @@ impl RfSearch<'_, '_> {
                 match self.values.constraint(t, c) {
                     Eval::Known(v) if v != Value::Int(0) => {}
                     Eval::Cyclic | Eval::Unknown => {
-                        self.res.cyclic += 1;
+                        self.count_thin_air();
                         return Ok(());
                     }
                     _ => return Ok(()),
@@ -350,7 +770,7 @@ impl RfSearch<'_, '_> {
                     if skel.events[e].kind == EventKind::Read
                         || skel.events[e].kind == EventKind::Write
                     {
-                        self.res.cyclic += 1;
+                        self.count_thin_air();
                         return Ok(());
                     }
                     vals.push(None);
@@ -364,33 +784,35 @@ impl RfSearch<'_, '_> {
                 *v = None;
             }
         }
-        let mut rf = crate::rel::Relation::new(n);
-        for &r in &skel.reads {
-            rf.add(self.values.rf_source(r).unwrap_or(r), r);
-        }
         let bars = barrier::instances(skel, &self.values)?;
         if bars.deadlock {
             self.res.barrier_deadlocks += 1;
         }
         let regs = self.final_registers();
         for bar in &bars.matchings {
-            self.judge_co(&rf, bar, &vals, &regs)?;
+            self.judge_co(bar, &vals, &regs)?;
         }
         Ok(())
     }
 
-    /// Judges every coherence order of one `rf` choice and barrier matching.
+    /// Judges every coherence order of the current `rf` choice under one
+    /// barrier matching.
     fn judge_co(
         &mut self,
-        rf: &crate::rel::Relation,
-        bar: &crate::rel::Relation,
+        bar: &Relation,
         vals: &[Option<Value>],
         regs: &BTreeMap<(usize, String), Value>,
     ) -> Result<(), CheckError> {
         let skel = self.skel;
+        let base_co = self.base_co.clone();
+        if self.cut(&base_co, bar, true, self.co_below[skel.writes_by_loc.len()])? {
+            return Ok(());
+        }
 
-        // Coherence orders multiply: refuse before materialising them when
-        // they alone would exceed the candidate budget.
+        // Coherence orders multiply: without pruning, refuse before
+        // enumerating them when they alone would exceed the candidate
+        // budget. With pruning the search may cut most of them, and the
+        // work budget and deadline bound it instead.
         let budget = self.opts.max_candidates.saturating_sub(self.res.candidates);
         let mut co_choices: u64 = 1;
         for w in &skel.writes_by_loc {
@@ -398,92 +820,156 @@ impl RfSearch<'_, '_> {
                 co_choices = co_choices.saturating_mul(k);
             }
         }
-        if co_choices > self.opts.max_candidates {
-            return Err(CheckError::Limit(format!(
-                "{co_choices} coherence orders for one choice of reads-from exceed the budget \
-                 of {} candidate executions (raise --max-candidates)",
-                self.opts.max_candidates
-            )));
-        }
-        if co_choices > budget {
-            return Err(over_budget(self.opts.max_candidates));
-        }
-        if self.model.binds_co() {
-            return self.judge_model_co(rf, bar, regs, vals);
-        }
-        let orders: Vec<Vec<Vec<usize>>> =
-            skel.writes_by_loc.iter().map(|w| permutations(w)).collect();
-        let mut idx = vec![0usize; orders.len()];
-        loop {
-            self.res.candidates += 1;
-            if self.res.candidates > self.opts.max_candidates {
+        if !self.pruner.enabled {
+            if co_choices > self.opts.max_candidates {
+                return Err(CheckError::Limit(format!(
+                    "{co_choices} coherence orders for one choice of reads-from exceed the budget \
+                     of {} candidate executions (raise --max-candidates)",
+                    self.opts.max_candidates
+                )));
+            }
+            if co_choices > budget {
                 return Err(over_budget(self.opts.max_candidates));
             }
-            let chosen: Vec<&Vec<usize>> = orders.iter().zip(&idx).map(|(o, &i)| &o[i]).collect();
-            let co = coherence(skel, &chosen);
-            let env = CandidateEnv::new(skel, rf, &co, bar).lenient(self.opts.lenient);
-            if !*self.env_checked {
-                self.model.check_environment(&env)?;
-                *self.env_checked = true;
-            }
-            let state = self.final_state(regs, &chosen, vals);
-            let sat = eval_prop(
-                &self.skel.test.condition.prop,
-                &state_lookup(self.observed, &state),
-            );
-            let interesting = match self.skel.test.condition.quantifier {
-                Quantifier::Forall => !sat,
-                _ => sat,
-            };
-            let explain_allowed = self.opts.why
-                && interesting
-                && !self.res.allowed_why.iter().any(|a| a.state == state);
-            let outcome = if explain_allowed {
-                let (outcome, named) = self
-                    .model
-                    .evaluate_named(&env, &|n| n.starts_with(WHY_PREFIX))?;
-                if outcome.allowed
-                    && let Some(reasons) = why_reasons(&named)
-                {
-                    self.res.allowed_why.push(AllowedWhy {
-                        state: state.clone(),
-                        reasons,
-                        execution: view::view(skel, rf, &co, vals, state.clone()),
-                    });
-                }
-                outcome
-            } else {
-                self.model.evaluate_cached(&env, &mut self.cache)?
-            };
-            if outcome.allowed {
-                *self.res.states.entry(state.clone()).or_insert(0) += 1;
-                self.count(sat);
-                self.res.flags.extend(outcome.flags.iter().cloned());
-                if self.res.witnesses.len() < self.opts.keep_witnesses && interesting {
-                    self.res
-                        .witnesses
-                        .push(view::view(skel, rf, &co, vals, state));
-                }
-            } else if self.opts.why
-                && interesting
-                && !self.res.states.contains_key(&state)
-                && !self.forbidden.contains_key(&state)
-                && let Some(failure) = self.model.evaluate_explain(&env)?.failure
-            {
-                let execution = view::view(skel, rf, &co, vals, state.clone());
-                self.forbidden.insert(
-                    state.clone(),
-                    Forbidden {
-                        state,
-                        failure,
-                        execution,
-                    },
-                );
-            }
-            if !next_choice(&mut idx, |k| orders[k].len()) {
-                return Ok(());
-            }
         }
+        if self.model.binds_co() {
+            let rf = self.rf.clone();
+            return self.judge_model_co(&rf, bar, regs, vals);
+        }
+        let mut cs = CoState {
+            order: skel.writes_by_loc.clone(),
+            co: base_co,
+        };
+        let judged = Judged { bar, regs, vals };
+        self.co_locations(&mut cs, skel.writes_by_loc.len(), &judged)
+    }
+
+    /// Orders locations `0..left`, the last one first (so that the first
+    /// location varies fastest, as an odometer would), then judges.
+    fn co_locations(
+        &mut self,
+        cs: &mut CoState,
+        left: usize,
+        j: &Judged<'_>,
+    ) -> Result<(), CheckError> {
+        if left == 0 {
+            return self.judge_candidate(cs, j);
+        }
+        self.co_place(cs, left - 1, 0, j)
+    }
+
+    /// Places a write at position `k` of location `loc`'s order, trying the
+    /// remaining writes in turn (the swap order of a permutation
+    /// enumeration), cutting each prefix a pruning check rejects.
+    fn co_place(
+        &mut self,
+        cs: &mut CoState,
+        loc: usize,
+        k: usize,
+        j: &Judged<'_>,
+    ) -> Result<(), CheckError> {
+        let len = cs.order[loc].len();
+        if k + 1 >= len {
+            return self.co_locations(cs, loc, j);
+        }
+        for i in k..len {
+            cs.order[loc].swap(k, i);
+            let e = cs.order[loc][k];
+            for &b in &cs.order[loc][k + 1..] {
+                cs.co.add(e, b);
+            }
+            let below = (1..len - k).map(|x| x as f64).product::<f64>() * self.co_below[loc];
+            if !self.cut(&cs.co, j.bar, true, below)? {
+                self.co_place(cs, loc, k + 1, j)?;
+            }
+            for &b in &cs.order[loc][k + 1..] {
+                cs.co.remove(e, b);
+            }
+            cs.order[loc].swap(k, i);
+        }
+        Ok(())
+    }
+
+    /// A thin-air choice is counted for the warning only when the model's
+    /// pruning checks do not already reject it: then the count does not
+    /// depend on whether pruning is on (a node they accept has every
+    /// ancestor accepted too, so the pruning search reaches it).
+    fn count_thin_air(&mut self) {
+        let (co, bar) = (self.base_co.clone(), Relation::new(self.skel.len()));
+        if !self.partial_fails(&co, &bar, false) {
+            self.res.cyclic += 1;
+        }
+    }
+
+    /// Judges one complete candidate with the whole model.
+    fn judge_candidate(&mut self, cs: &CoState, j: &Judged<'_>) -> Result<(), CheckError> {
+        let skel = self.skel;
+        let (co, bar, regs, vals) = (&cs.co, j.bar, j.regs, j.vals);
+        self.tick()?;
+        if self.pruner.enabled {
+            self.work()?;
+        }
+        self.res.candidates += 1;
+        if self.res.candidates > self.opts.max_candidates {
+            return Err(over_budget(self.opts.max_candidates));
+        }
+        let rf = &self.rf;
+        let chosen: Vec<&Vec<usize>> = cs.order.iter().collect();
+        let env = CandidateEnv::new(skel, rf, co, bar).lenient(self.opts.lenient);
+        let state = self.final_state(regs, &chosen, vals);
+        let sat = eval_prop(
+            &self.skel.test.condition.prop,
+            &state_lookup(self.observed, &state),
+        );
+        let interesting = match self.skel.test.condition.quantifier {
+            Quantifier::Forall => !sat,
+            _ => sat,
+        };
+        let explain_allowed =
+            self.opts.why && interesting && !self.res.allowed_why.iter().any(|a| a.state == state);
+        let outcome = if explain_allowed {
+            let (outcome, named) = self
+                .model
+                .evaluate_named(&env, &|n| n.starts_with(WHY_PREFIX))?;
+            if outcome.allowed
+                && let Some(reasons) = why_reasons(&named)
+            {
+                self.res.allowed_why.push(AllowedWhy {
+                    state: state.clone(),
+                    reasons,
+                    execution: view::view(skel, rf, co, vals, state.clone()),
+                });
+            }
+            outcome
+        } else {
+            self.model.evaluate_cached(&env, &mut self.cache)?
+        };
+        if outcome.allowed {
+            *self.res.states.entry(state.clone()).or_insert(0) += 1;
+            count(self.res, self.skel.test.condition.quantifier, sat);
+            self.res.flags.extend(outcome.flags.iter().cloned());
+            if self.res.witnesses.len() < self.opts.keep_witnesses && interesting {
+                self.res
+                    .witnesses
+                    .push(view::view(skel, rf, co, vals, state));
+            }
+        } else if self.opts.why
+            && interesting
+            && !self.res.states.contains_key(&state)
+            && !self.forbidden.contains_key(&state)
+            && let Some(failure) = self.model.evaluate_explain(&env)?.failure
+        {
+            let execution = view::view(skel, rf, co, vals, state.clone());
+            self.forbidden.insert(
+                state.clone(),
+                Forbidden {
+                    state,
+                    failure,
+                    execution,
+                },
+            );
+        }
+        Ok(())
     }
 
     /// The model builds `co` itself (`with co from ...`): the engine hands
@@ -499,10 +985,6 @@ impl RfSearch<'_, '_> {
         let skel = self.skel;
         let empty = crate::rel::Relation::new(skel.len());
         let env = CandidateEnv::new(skel, rf, &empty, bar).lenient(self.opts.lenient);
-        if !*self.env_checked {
-            self.model.check_environment(&env)?;
-            *self.env_checked = true;
-        }
         let accepted = self.model.evaluate_all(&env, &mut self.cache)?;
         self.res.candidates += accepted.len().max(1) as u64;
         if self.res.candidates > self.opts.max_candidates {
@@ -531,7 +1013,7 @@ impl RfSearch<'_, '_> {
                 _ => sat,
             };
             *self.res.states.entry(state.clone()).or_insert(0) += 1;
-            self.count(sat);
+            count(self.res, self.skel.test.condition.quantifier, sat);
             self.res.flags.extend(a.flags.iter().cloned());
             if self.res.witnesses.len() < self.opts.keep_witnesses && interesting {
                 self.res
@@ -540,20 +1022,6 @@ impl RfSearch<'_, '_> {
             }
         }
         Ok(())
-    }
-
-    /// Counts one allowed execution: herd's Positive counts those
-    /// satisfying the condition's proposition, negated for `~exists`.
-    fn count(&mut self, sat: bool) {
-        let positive = match self.skel.test.condition.quantifier {
-            Quantifier::NotExists => !sat,
-            _ => sat,
-        };
-        if positive {
-            self.res.positive += 1;
-        } else {
-            self.res.negative += 1;
-        }
     }
 
     /// Final register values per thread (only the observed ones).

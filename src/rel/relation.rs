@@ -583,6 +583,29 @@ impl Relation {
         constraint: &Relation,
         mut f: impl FnMut(&Relation) -> ControlFlow<B>,
     ) -> ControlFlow<B> {
+        Relation::search_linearisations(set, constraint, |order, complete| {
+            if complete {
+                f(order)?;
+            }
+            ControlFlow::Continue(true)
+        })
+    }
+
+    /// The search behind [`Relation::for_each_linearisation`], open to
+    /// pruning. The orders are built by appending one element at a time;
+    /// `visit(order, complete)` is called on every node of the search tree.
+    /// For a partial node, `order` holds every pair that all completions of
+    /// it share: placed before placed in placement order, and each placed
+    /// element before every element not yet placed; returning
+    /// `Continue(false)` there skips all its completions. For a complete
+    /// node, `order` is the total order itself (same enumeration order as
+    /// [`Relation::for_each_linearisation`]). The root (nothing placed) is
+    /// not visited.
+    pub fn search_linearisations<B>(
+        set: &BitSet,
+        constraint: &Relation,
+        mut visit: impl FnMut(&Relation, bool) -> ControlFlow<B, bool>,
+    ) -> ControlFlow<B> {
         let n = set.universe();
         assert_eq!(
             n,
@@ -602,7 +625,10 @@ impl Relation {
             placed_list: Vec::with_capacity(set.count()),
             order: Relation::empty(n),
         };
-        state.extend(&mut f)
+        if state.total == 0 {
+            return visit(&state.order, true).map_continue(|_| ());
+        }
+        state.extend(&mut visit)
     }
 }
 
@@ -612,14 +638,15 @@ struct LinState<'a> {
     preds: &'a Relation,
     placed: BitSet,
     placed_list: Vec<usize>,
+    /// Placed before placed (in placement order) and placed before unplaced.
     order: Relation,
 }
 
 impl LinState<'_> {
-    fn extend<B>(&mut self, f: &mut impl FnMut(&Relation) -> ControlFlow<B>) -> ControlFlow<B> {
-        if self.placed_list.len() == self.total {
-            return f(&self.order);
-        }
+    fn extend<B>(
+        &mut self,
+        visit: &mut impl FnMut(&Relation, bool) -> ControlFlow<B, bool>,
+    ) -> ControlFlow<B> {
         let candidates: Vec<usize> = self
             .set
             .iter()
@@ -634,17 +661,28 @@ impl LinState<'_> {
             })
             .collect();
         for e in candidates {
-            for &p in &self.placed_list {
-                self.order.add(p, e);
-            }
             self.placed.insert(e);
             self.placed_list.push(e);
-            let flow = self.extend(f);
+            // Edges from earlier elements to `e` are already there.
+            let later: Vec<usize> = self
+                .set
+                .iter()
+                .filter(|&u| !self.placed.contains(u))
+                .collect();
+            for &u in &later {
+                self.order.add(e, u);
+            }
+            let complete = self.placed_list.len() == self.total;
+            let flow = match visit(&self.order, complete) {
+                ControlFlow::Break(b) => ControlFlow::Break(b),
+                ControlFlow::Continue(true) if !complete => self.extend(visit),
+                ControlFlow::Continue(_) => ControlFlow::Continue(()),
+            };
+            for &u in &later {
+                self.order.remove(e, u);
+            }
             self.placed_list.pop();
             self.placed.remove(e);
-            for &p in &self.placed_list {
-                self.order.remove(p, e);
-            }
             flow?;
         }
         ControlFlow::Continue(())

@@ -242,3 +242,20 @@ fn block_litmix(test: &Test, r: &CheckResult) -> String {
     out.push_str(&format!("Time {} {:.2}\n", r.test, r.elapsed.as_secs_f64()));
     out
 }
+
+/// The `--stats` line of one result: candidates built, partial candidates
+/// judged and cut, consistent (allowed) candidates, `with` orders visited
+/// and cut, time.
+pub fn stats(r: &CheckResult) -> String {
+    format!(
+        "Stats {} candidates {} consistent {} partial {} pruned {} with-orders {} with-pruned {} time {:.3}s",
+        r.test,
+        r.candidates,
+        r.positive + r.negative,
+        r.partial,
+        r.pruned,
+        r.with_nodes,
+        r.with_pruned,
+        r.elapsed.as_secs_f64()
+    )
+}

@@ -1,0 +1,139 @@
+//! The pruning search from the outside: `models --pruning`, `--stats`,
+//! `--timeout`, the fail-fast estimate, and the search figures showing that
+//! pruning cuts the blow-ups of issue 14 (counts, not times).
+
+use litmix::driver::{FileOutcome, ModelCache, check_file};
+use litmix::exec::CheckOptions;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn litmix(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_litmix"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run litmix")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn check(path: &str, prune: bool) -> Result<litmix::exec::CheckResult, String> {
+    // A small budget keeps the unpruned runs short.
+    let opts = CheckOptions {
+        prune,
+        max_candidates: 100_000,
+        ..CheckOptions::default()
+    };
+    match check_file(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(path),
+        None,
+        &ModelCache::default(),
+        &opts,
+    ) {
+        FileOutcome::Checked { result, .. } => Ok(*result),
+        FileOutcome::Failed { message, .. } => Err(message),
+    }
+}
+
+#[test]
+fn models_pruning_names_each_check() {
+    let o = litmix(&["models", "--pruning", "ptx6"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("prunes  sc-per-location"), "{out}");
+    // `empty (causeWW \ co)` subtracts co: it cannot prune the co search.
+    assert!(out.contains("cannot  coherence"), "{out}");
+    assert!(
+        out.contains("subtracting a choice-dependent relation"),
+        "{out}"
+    );
+    assert!(
+        out.contains("'with sc_total from linearisations(F & SC, 0)'"),
+        "{out}"
+    );
+    let o = litmix(&["models", "--pruning", "rc11"]);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("cannot  data-race: a flag never forbids"),
+        "{out}"
+    );
+    let o = litmix(&["models", "--pruning", "no-such-model"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn stats_line_and_json_figures() {
+    let o = litmix(&["run", "--stats", "examples/MP-gpu.litmus"]);
+    assert!(o.status.success());
+    let out = text(&o.stdout);
+    assert!(out.contains("\nStats MP-gpu candidates "), "{out}");
+    let o = litmix(&["run", "--json", "examples/MP-gpu.litmus"]);
+    let v: serde_json::Value = serde_json::from_str(text(&o.stdout).trim()).unwrap();
+    for k in [
+        "candidates",
+        "consistent",
+        "partial_candidates",
+        "pruned",
+        "time_ms",
+    ] {
+        assert!(v.get(k).is_some_and(|x| x.is_number()), "{k} in {v}");
+    }
+    assert_eq!(v["consistent"], 3);
+}
+
+#[test]
+fn timeout_gives_a_timeout_result_per_test() {
+    // A zero budget expires before the first node: deterministic.
+    let o = litmix(&[
+        "run",
+        "--timeout",
+        "0",
+        "examples/MP-gpu.litmus",
+        "examples/SB-x86.litmus",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert_eq!(err.matches("timeout: no answer after").count(), 2, "{err}");
+    // Without the limit both are answered.
+    let o = litmix(&["run", "examples/MP-gpu.litmus", "examples/SB-x86.litmus"]);
+    assert!(o.status.success());
+}
+
+#[test]
+fn nine_release_stores_get_a_verdict_by_pruning() {
+    // 9! coherence orders of the flag, times 20 rf choices: over the budget
+    // unpruned; pruned, only the consistent orders survive.
+    let r = check("benches/prune/MP-gpu-9flag.litmus", true).expect("a verdict");
+    assert!(r.validated);
+    assert_eq!(r.positive + r.negative, 11);
+    // 20 × 9! = 7.3e6 unpruned; pruned, a few per consistent one (nodes
+    // with fewer than 4 candidates below are judged whole).
+    assert!(r.candidates <= 100, "{} candidates", r.candidates);
+    let e = check("benches/prune/MP-gpu-9flag.litmus", false).unwrap_err();
+    assert!(e.contains("limit exceeded"), "{e}");
+}
+
+#[test]
+fn fence_sc_orders_are_searched_not_enumerated() {
+    // SB ring of 6 threads with fence.sc: 6! = 720 orders per candidate
+    // unpruned; the prefix search visits a few dozen.
+    let on = check("benches/prune/small/SB-ring-6.litmus", true).unwrap();
+    let off = check("benches/prune/small/SB-ring-6.litmus", false).unwrap();
+    assert_eq!(on.states, off.states);
+    assert!(!on.validated);
+    assert!(on.with_pruned > 0);
+    assert!(
+        on.with_nodes * 4 < off.with_nodes,
+        "{} vs {} orders",
+        on.with_nodes,
+        off.with_nodes
+    );
+}
+
+#[test]
+fn hopeless_search_is_refused_at_once() {
+    let e = check("benches/prune/MP-gpu-120loads.litmus", true).unwrap_err();
+    assert!(e.contains("even with pruning"), "{e}");
+}
