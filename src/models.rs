@@ -1,10 +1,11 @@
 //! The built-in model library: `.cat` files embedded in the binary, their
 //! aliases, the default model per architecture, and loading a user's model.
 
-use crate::cat::Model;
+use crate::cat::{LoadOptions, Model};
 use crate::diag::Diagnostic;
 use crate::ir::Pos;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
 
 /// A model shipped inside the binary.
 pub struct Builtin {
@@ -47,6 +48,11 @@ pub const BUILTINS: &[Builtin] = &[
         name: "rc11",
         description: "RC11, repaired C11 (seed 004 Figure 10 without scopes)",
         source: include_str!("../models/rc11.cat"),
+    },
+    Builtin {
+        name: "c11",
+        description: "C11 (Batty et al. POPL 2011) with the SC axiom of Batty, Donaldson, Wickerson POPL 2016",
+        source: include_str!("../models/c11.cat"),
     },
     Builtin {
         name: "sc11",
@@ -94,29 +100,89 @@ pub fn default_for_arch(arch: &str) -> &'static str {
     }
 }
 
-/// Resolves `include "x.cat"`: a built-in `x` first, then a file next to
-/// the including model.
-fn resolver(dir: Option<&Path>) -> impl Fn(&str) -> Option<(String, String)> + '_ {
-    move |name: &str| {
-        let stem = name.strip_suffix(".cat").unwrap_or(name);
-        if let Some(b) = builtin(stem) {
-            return Some((format!("<builtin {}.cat>", b.name), b.source.to_string()));
-        }
-        if let Some((n, src)) = INCLUDES.iter().find(|(n, _)| *n == stem) {
-            return Some((format!("<builtin {n}.cat>"), src.to_string()));
-        }
-        let path = dir.map(|d| d.join(name)).unwrap_or_else(|| name.into());
-        std::fs::read_to_string(&path)
-            .ok()
-            .map(|s| (path.display().to_string(), s))
+/// herd-style loading: where `include`s and `stdlib.cat` are looked for,
+/// and the variants (`-I`, `--variant`); set once by the CLI.
+#[derive(Clone, Debug, Default)]
+pub struct LoadConfig {
+    /// `-I DIR` directories, searched in order after the model's own directory.
+    pub include_dirs: Vec<PathBuf>,
+    /// `--variant NAME` (herd's `-variant`).
+    pub variants: Vec<String>,
+}
+
+static CONFIG: RwLock<Option<LoadConfig>> = RwLock::new(None);
+
+/// Environment variable with more include directories (`:`-separated).
+pub const CAT_PATH_VAR: &str = "LITMIX_CAT_PATH";
+
+/// litmix's own stdlib (used when no `stdlib.cat` is on the search path).
+pub const STDLIB: &str = include_str!("../models/stdlib.cat");
+
+/// Sets the loading configuration used by [`load`] from now on.
+pub fn configure(cfg: LoadConfig) {
+    *CONFIG.write().unwrap_or_else(|e| e.into_inner()) = Some(cfg);
+}
+
+/// Whether `--variant NAME` was given (herd's variants also change how
+/// some tests are read, e.g. `S128`).
+pub fn variant_is_set(name: &str) -> bool {
+    config().variants.iter().any(|v| v == name)
+}
+
+fn config() -> LoadConfig {
+    CONFIG
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+        .unwrap_or_default()
+}
+
+/// The directories searched for a user model's includes: its own
+/// directory, the `-I` directories, then those of LITMIX_CAT_PATH.
+fn search_path(dir: Option<&Path>, cfg: &LoadConfig) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = dir.map(Path::to_path_buf).into_iter().collect();
+    out.extend(cfg.include_dirs.iter().cloned());
+    if let Ok(v) = std::env::var(CAT_PATH_VAR) {
+        out.extend(v.split(':').filter(|s| !s.is_empty()).map(PathBuf::from));
     }
+    out
+}
+
+/// Reads a text file; bytes that are not UTF-8 (herd's files have some in
+/// comments) become U+FFFD.
+fn read_text(path: &Path) -> std::io::Result<String> {
+    std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+fn find_in(path: &[PathBuf], name: &str) -> Option<(String, String)> {
+    path.iter().find_map(|d| {
+        let p = d.join(name);
+        read_text(&p).ok().map(|s| (p.display().to_string(), s))
+    })
+}
+
+/// Resolves `include "x.cat"` of a built-in model: built-ins only.
+fn builtin_resolver(name: &str) -> Option<(String, String)> {
+    let stem = name.strip_suffix(".cat").unwrap_or(name);
+    if let Some(b) = builtin(stem) {
+        return Some((format!("<builtin {}.cat>", b.name), b.source.to_string()));
+    }
+    INCLUDES
+        .iter()
+        .find(|(n, _)| *n == stem)
+        .map(|(n, src)| (format!("<builtin {n}.cat>"), src.to_string()))
 }
 
 /// Loads `spec`: a built-in name/alias, or a path to a `.cat` file.
+///
+/// A user's model is loaded as herd loads it: `stdlib.cat` from the search
+/// path (or litmix's own [`STDLIB`]) first, and its includes looked for in
+/// the search path before litmix's built-ins, so a herd file never
+/// resolves to a built-in of the same name.
 pub fn load(spec: &str) -> Result<Model, Diagnostic> {
     if let Some(b) = builtin(spec) {
         let file = format!("<builtin {}.cat>", b.name);
-        return Model::parse(&file, b.source, &resolver(None));
+        return Model::parse(&file, b.source, &builtin_resolver);
     }
     let path = Path::new(spec);
     if !path.exists() {
@@ -135,7 +201,16 @@ pub fn load(spec: &str) -> Result<Model, Diagnostic> {
             names.join(", ")
         )));
     }
-    let source = std::fs::read_to_string(path)
+    let source = read_text(path)
         .map_err(|e| Diagnostic::new(spec, Pos::default(), format!("cannot read model: {e}")))?;
-    Model::parse(spec, &source, &resolver(path.parent()))
+    let cfg = config();
+    let dirs = search_path(path.parent(), &cfg);
+    let resolve = |name: &str| find_in(&dirs, name).or_else(|| builtin_resolver(name));
+    let prelude = find_in(&dirs, "stdlib.cat")
+        .unwrap_or_else(|| ("<builtin stdlib.cat>".to_string(), STDLIB.to_string()));
+    let opts = LoadOptions {
+        variants: cfg.variants.clone(),
+        prelude: Some(prelude),
+    };
+    Model::parse_with(spec, &source, &resolve, &opts)
 }

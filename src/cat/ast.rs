@@ -102,8 +102,48 @@ pub enum ExprKind {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
-    /// `f(e1, ..., en)`.
+    /// `f(e1, ..., en)`, also `f e` (one argument) by juxtaposition.
     App { func: String, args: Vec<Expr> },
+    // ----- herd's functional tier (docs/cat-language.md) -----
+    /// `e1 e2` where `e1` is itself an application (curried `f a b`).
+    Apply { func: Box<Expr>, arg: Box<Expr> },
+    /// `(e1, ..., en)`; `()` is the empty tuple.
+    Tuple(Vec<Expr>),
+    /// `{e1, ..., en}`; `{}` is the empty (polymorphic) set.
+    ExplicitSet(Vec<Expr>),
+    /// `fun x -> e`, `fun (a, b) -> e`.
+    Fun { params: Pattern, body: Box<Expr> },
+    /// `let [rec] b1 and ... in e`.
+    LetIn {
+        rec: bool,
+        bindings: Vec<Binding>,
+        body: Box<Expr>,
+    },
+    /// `match e with || {} -> e1 || x ++ s -> e2 end`.
+    MatchSet {
+        scrutinee: Box<Expr>,
+        empty: Box<Expr>,
+        elem: String,
+        rest: String,
+        nonempty: Box<Expr>,
+    },
+    /// `try e with e'`: `e`, or `e'` when evaluating `e` fails.
+    Try(Box<Expr>, Box<Expr>),
+    /// `if "variant" then e1 else e2`, decided when the model is loaded.
+    IfVariant {
+        variant: String,
+        then: Box<Expr>,
+        els: Box<Expr>,
+    },
+}
+
+/// Parameters of a function: one name (`fun x ->`, `let f x =`) or a tuple
+/// (`fun (a, b) ->`, `let f(a, b) =`). `None` is `_`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pattern {
+    pub names: Vec<Option<String>>,
+    /// Written as a tuple (so one argument is destructured).
+    pub tuple: bool,
 }
 
 /// One binding of a `let`: `x = e` or `f(a, b) = e`.
@@ -172,6 +212,34 @@ pub enum Stmt {
     Include { file: String, loc: Loc },
     /// `show ...` / `unshow ...`: parsed, ignored.
     Show { loc: Loc },
+    /// `procedure name(params) = instructions end`.
+    Procedure {
+        name: String,
+        params: Pattern,
+        body: Vec<Stmt>,
+        loc: Loc,
+    },
+    /// `call name(args) [as label]`.
+    Call {
+        name: String,
+        args: Vec<Expr>,
+        label: Option<String>,
+        loc: Loc,
+    },
+    /// `if "variant" instructions [else instructions] end`, decided at load.
+    IfVariant {
+        variant: String,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+        loc: Loc,
+    },
+    /// `forall x in e do instructions end`.
+    Forall {
+        var: String,
+        expr: Expr,
+        body: Vec<Stmt>,
+        loc: Loc,
+    },
 }
 
 /// A parsed file: its optional title and its instructions.

@@ -12,14 +12,13 @@
 //! site gives argument types. Definite mismatches are reported here; the
 //! interpreter checks the rest at run time.
 
-use super::ast::{BinOp, Check, Error, Expr, ExprKind, Loc, Stmt, Test, UnOp};
+use super::ast::{BinOp, Binding, Check, Error, Expr, ExprKind, Loc, Pattern, Stmt, Test, UnOp};
 use super::eval::{
-    CCheck, CExpr, CStmt, CWith, EnvName, Func, Node, Program, RecGroup, SlotDef, SlotInfo, Ty,
+    CCheck, CExpr, CForall, CStmt, CWith, CWithFrom, EnvName, Func, Lambda, Node, Program,
+    RecGroup, SlotDef, SlotInfo, Ty,
 };
 use std::collections::HashMap;
-
-/// Built-in functions of the relational core.
-const BUILTINS: [&str; 4] = ["domain", "range", "fencerel", "linearisations"];
+use std::sync::Arc as Rc;
 
 #[derive(Clone, Copy, Debug)]
 enum Name {
@@ -46,13 +45,25 @@ fn hint(name: &str) -> Ty {
     }
 }
 
-/// Compiles the statements of a model (includes already spliced in).
-pub fn compile(stmts: &[Stmt]) -> Result<Program, Error> {
-    let mut c = Compiler::default();
+/// Compiles the statements of a model (includes already spliced in);
+/// `variants` decide `if "variant"` (herd's `-variant`).
+pub fn compile(stmts: &[Stmt], variants: &[String]) -> Result<Program, Error> {
+    let mut c = Compiler {
+        variants: variants.to_vec(),
+        ..Compiler::default()
+    };
     for s in stmts {
         c.stmt(s)?;
     }
     Ok(c.prog)
+}
+
+/// A procedure: its parameters, body and the names visible where it was defined.
+#[derive(Clone)]
+struct Proc {
+    params: Pattern,
+    body: Vec<Stmt>,
+    scope: HashMap<String, Name>,
 }
 
 #[derive(Default)]
@@ -61,6 +72,8 @@ struct Compiler {
     globals: HashMap<String, Name>,
     env_index: HashMap<String, usize>,
     lins: Vec<LinSpec>,
+    variants: Vec<String>,
+    procs: HashMap<String, Proc>,
 }
 
 fn type_error(loc: Loc, what: &str, found: Ty) -> Error {
@@ -80,6 +93,7 @@ impl Compiler {
             name: name.to_string(),
             hint: hint(name),
             loc,
+            eager: false,
         });
         self.env_index.insert(name.to_string(), i);
         i
@@ -140,10 +154,30 @@ impl Compiler {
                 bindings,
                 loc,
             } => {
+                if bindings.iter().all(|b| b.params.is_some()) {
+                    // Recursive functions: each name is a slot holding its closure.
+                    let names: Vec<String> = bindings.iter().map(|b| b.name.clone()).collect();
+                    let lams = Rc::new(self.rec_lambdas(bindings, &[])?);
+                    for (k, name) in names.iter().enumerate() {
+                        let body = CExpr {
+                            node: Node::LetRec(
+                                lams.clone(),
+                                Box::new(CExpr {
+                                    node: Node::Local(k),
+                                    loc: *loc,
+                                }),
+                            ),
+                            loc: *loc,
+                        };
+                        let slot = self.new_slot(name, SlotDef::Expr(body), Ty::Fun);
+                        self.globals.insert(name.clone(), Name::Slot(slot));
+                    }
+                    return Ok(());
+                }
                 if let Some(b) = bindings.iter().find(|b| b.params.is_some()) {
                     return Err(Error::new(
                         b.loc,
-                        "recursive functions are not supported yet (herd's functional layer)",
+                        "a 'let rec' mixing functions and values is not supported",
                     ));
                 }
                 let names: Vec<String> = bindings.iter().map(|b| b.name.clone()).collect();
@@ -188,11 +222,27 @@ impl Compiler {
                 {
                     self.lins[*i].clone()
                 } else {
-                    return Err(Error::new(
-                        expr.loc,
-                        "'with' supports only linearisations(S, r) for now (herd's functional layer is not supported yet)",
-                    )
-                    .expected("linearisations(S, r)"));
+                    // The set of choices is a slot of its own, so that it is
+                    // computed once per skeleton when it is static.
+                    let body = self.expr(expr, &[])?;
+                    let loc = body.loc;
+                    let set =
+                        self.new_slot(&format!("{var} choices"), SlotDef::Expr(body), Ty::Unknown);
+                    let e = CExpr {
+                        node: Node::Slot(set),
+                        loc,
+                    };
+                    let slot = self.new_slot(var, SlotDef::WithVar, Ty::Unknown);
+                    self.globals.insert(var.clone(), Name::Slot(slot));
+                    if var == "co" {
+                        self.prog.co_slot = Some(slot);
+                    }
+                    self.prog.stmts.push(CStmt::WithFrom(CWithFrom {
+                        slot,
+                        expr: e,
+                        label: text.clone(),
+                    }));
+                    return Ok(());
                 };
                 let _ = loc;
                 let slot = self.new_slot(var, SlotDef::WithVar, Ty::Rel);
@@ -206,7 +256,165 @@ impl Compiler {
                 Ok(())
             }
             Stmt::Include { .. } | Stmt::Show { .. } => Ok(()),
+            Stmt::IfVariant {
+                variant, then, els, ..
+            } => {
+                let branch = if self.variants.contains(variant) {
+                    then
+                } else {
+                    els
+                };
+                for s in branch {
+                    self.stmt(s)?;
+                }
+                Ok(())
+            }
+            Stmt::Procedure {
+                name, params, body, ..
+            } => {
+                let p = Proc {
+                    params: params.clone(),
+                    body: body.clone(),
+                    scope: self.globals.clone(),
+                };
+                self.procs.insert(name.clone(), p);
+                Ok(())
+            }
+            Stmt::Call {
+                name, args, loc, ..
+            } => {
+                let Some(p) = self.procs.get(name).cloned() else {
+                    return Err(Error::new(*loc, format!("unknown procedure '{name}'")));
+                };
+                let names: Vec<Option<String>> = p.params.names.clone();
+                if (args.is_empty() || names.len() != 1) && names.len() != args.len() {
+                    return Err(Error::new(
+                        *loc,
+                        format!(
+                            "procedure '{name}' takes {} argument(s), found {}",
+                            names.len(),
+                            args.len()
+                        ),
+                    ));
+                }
+                // Arguments are evaluated where the call is; the body sees
+                // the names of its definition plus its parameters.
+                let args: Vec<Expr> = if names.len() == 1 && args.len() > 1 {
+                    vec![Expr {
+                        kind: ExprKind::Tuple(args.clone()),
+                        loc: *loc,
+                    }]
+                } else {
+                    args.clone()
+                };
+                let mut bound = Vec::new();
+                for (pname, a) in names.iter().zip(&args) {
+                    let body = self.expr(a, &[])?;
+                    let ty = self.infer(&body, &[])?;
+                    let slot =
+                        self.new_slot(pname.as_deref().unwrap_or("_"), SlotDef::Expr(body), ty);
+                    if let Some(n) = pname {
+                        bound.push((n.clone(), Name::Slot(slot)));
+                    }
+                }
+                let saved = std::mem::replace(&mut self.globals, p.scope.clone());
+                self.globals.extend(bound);
+                let res = p.body.iter().try_for_each(|s| self.stmt(s));
+                self.globals = saved;
+                res
+            }
+            Stmt::Forall {
+                var,
+                expr,
+                body,
+                loc,
+            } => {
+                let e = self.expr(expr, &[])?;
+                let eloc = e.loc;
+                let set = self.new_slot(&format!("{var} members"), SlotDef::Expr(e), Ty::Unknown);
+                let slot = self.new_slot(var, SlotDef::WithVar, Ty::Unknown);
+                let saved = self.globals.clone();
+                self.globals.insert(var.clone(), Name::Slot(slot));
+                let start = self.prog.stmts.len();
+                let res = body.iter().try_for_each(|s| self.stmt(s));
+                self.globals = saved;
+                res?;
+                let inner = self.prog.stmts.split_off(start);
+                if inner
+                    .iter()
+                    .any(|s| matches!(s, CStmt::With(_) | CStmt::WithFrom(_)))
+                {
+                    return Err(Error::new(*loc, "'with' inside 'forall' is not supported"));
+                }
+                self.prog.stmts.push(CStmt::Forall(CForall {
+                    slot,
+                    set: CExpr {
+                        node: Node::Slot(set),
+                        loc: eloc,
+                    },
+                    body: inner,
+                }));
+                Ok(())
+            }
         }
+    }
+
+    /// Compiles the functions of a `let rec` group whose names are pushed
+    /// after `locals`; returns their lambda numbers.
+    fn rec_lambdas(
+        &mut self,
+        bindings: &[Binding],
+        locals: &[String],
+    ) -> Result<Vec<usize>, Error> {
+        let base = self.prog.lambdas.len();
+        // Reserve the numbers first so the bodies can be compiled in any order.
+        for b in bindings {
+            self.prog.lambdas.push(Lambda {
+                name: b.name.clone(),
+                arity: 0,
+                tuple: false,
+                body: CExpr {
+                    node: Node::EmptyRel,
+                    loc: b.loc,
+                },
+            });
+        }
+        let mut scope: Vec<String> = locals.to_vec();
+        scope.extend(bindings.iter().map(|b| b.name.clone()));
+        for (k, b) in bindings.iter().enumerate() {
+            let params = b.params.as_ref().expect("functions only");
+            let mut inner = scope.clone();
+            inner.extend(params.iter().map(|p| p.0.clone()));
+            let body = self.expr(&b.body, &inner)?;
+            self.prog.lambdas[base + k] = Lambda {
+                name: b.name.clone(),
+                arity: params.len(),
+                tuple: params.len() != 1,
+                body,
+            };
+        }
+        Ok((base..base + bindings.len()).collect())
+    }
+
+    /// A lambda for `fun params -> body` over `locals`.
+    fn lambda(
+        &mut self,
+        name: &str,
+        params: &[String],
+        tuple: bool,
+        body: &Expr,
+        locals: &[String],
+    ) -> Result<usize, Error> {
+        let mut inner = locals.to_vec();
+        inner.extend(params.iter().cloned());
+        let body = self.expr(body, &inner)?;
+        self.prog.lambdas.push(Lambda {
+            name: name.to_string(),
+            arity: params.len(),
+            tuple,
+            body,
+        });
+        Ok(self.prog.lambdas.len() - 1)
     }
 
     fn check(&mut self, c: &Check) -> Result<(), Error> {
@@ -220,6 +428,7 @@ impl Compiler {
             };
             return Err(type_error(expr.loc, what, ty));
         }
+        self.mark_eager(&expr);
         let mut refs = Vec::new();
         self.collect_refs(&expr, &mut refs);
         self.prog.stmts.push(CStmt::Check(CCheck {
@@ -231,6 +440,22 @@ impl Compiler {
             refs,
         }));
         Ok(())
+    }
+
+    /// Marks the environment names `e` reads directly (not under `try`,
+    /// not through a `let`) as needed before evaluation.
+    fn mark_eager(&mut self, e: &CExpr) {
+        match &e.node {
+            Node::Env(i) => self.prog.env_names[*i].eager = true,
+            Node::Unary(_, a) | Node::Domain(a) | Node::Range(a) | Node::FenceRel(a, _) => {
+                self.mark_eager(a)
+            }
+            Node::Binary(_, _, a, b) => {
+                self.mark_eager(a);
+                self.mark_eager(b);
+            }
+            _ => {}
+        }
     }
 
     /// Names the expression reads directly, in order of first occurrence.
@@ -308,12 +533,7 @@ impl Compiler {
                 } else {
                     match self.globals.get(name) {
                         Some(Name::Slot(i)) => Node::Slot(*i),
-                        Some(Name::Func(_)) => {
-                            return Err(Error::new(
-                                e.loc,
-                                format!("'{name}' is a function; call it as {name}(...)"),
-                            ));
-                        }
+                        Some(Name::Func(f)) => Node::FuncRef(*f),
                         Some(Name::Lin(_)) => {
                             return Err(Error::new(
                                 e.loc,
@@ -322,27 +542,15 @@ impl Compiler {
                                 ),
                             ));
                         }
-                        None if BUILTINS.contains(&name.as_str()) => {
-                            return Err(Error::new(
-                                e.loc,
-                                format!("'{name}' is a built-in function; call it as {name}(...)"),
-                            ));
+                        None if let Some(p) = super::func::prim_named(name) => {
+                            self.need_prim_env(p, e.loc);
+                            Node::PrimRef(p)
                         }
                         None => Node::Env(self.env_name(name, e.loc)),
                     }
                 }
             }
             ExprKind::Unary(op, a) => Node::Unary(*op, Box::new(self.expr(a, locals)?)),
-            ExprKind::Binary {
-                op: BinOp::Add,
-                op_loc,
-                ..
-            } => {
-                return Err(Error::new(
-                    *op_loc,
-                    "'++' is not supported yet (herd's functional layer)",
-                ));
-            }
             ExprKind::Binary {
                 op,
                 op_loc,
@@ -355,6 +563,95 @@ impl Compiler {
                 Box::new(self.expr(rhs, locals)?),
             ),
             ExprKind::App { func, args } => return self.app(e.loc, func, args, locals),
+            ExprKind::Apply { func, arg } => Node::Apply(
+                Box::new(self.expr(func, locals)?),
+                Box::new(self.expr(arg, locals)?),
+            ),
+            ExprKind::Tuple(es) => Node::Tuple(
+                es.iter()
+                    .map(|x| self.expr(x, locals))
+                    .collect::<Result<_, _>>()?,
+            ),
+            ExprKind::ExplicitSet(es) => Node::ExplicitSet(
+                es.iter()
+                    .map(|x| self.expr(x, locals))
+                    .collect::<Result<_, _>>()?,
+            ),
+            ExprKind::Fun { params, body } => {
+                let names: Vec<String> = params
+                    .names
+                    .iter()
+                    .map(|n| n.clone().unwrap_or_default())
+                    .collect();
+                Node::Lambda(self.lambda("*fun*", &names, params.tuple, body, locals)?)
+            }
+            ExprKind::LetIn {
+                rec: false,
+                bindings,
+                body,
+            } => {
+                let mut vals = Vec::new();
+                for b in bindings {
+                    let v = match &b.params {
+                        Some(ps) => {
+                            let names: Vec<String> = ps.iter().map(|p| p.0.clone()).collect();
+                            let l =
+                                self.lambda(&b.name, &names, names.len() != 1, &b.body, locals)?;
+                            CExpr {
+                                node: Node::Lambda(l),
+                                loc: b.loc,
+                            }
+                        }
+                        None => self.expr(&b.body, locals)?,
+                    };
+                    vals.push(v);
+                }
+                let mut inner = locals.to_vec();
+                inner.extend(bindings.iter().map(|b| b.name.clone()));
+                Node::LetIn(vals, Box::new(self.expr(body, &inner)?))
+            }
+            ExprKind::LetIn {
+                rec: true,
+                bindings,
+                body,
+            } => {
+                if let Some(b) = bindings.iter().find(|b| b.params.is_none()) {
+                    return Err(Error::new(
+                        b.loc,
+                        "a local 'let rec' of values is not supported (only of functions)",
+                    ));
+                }
+                let lams = self.rec_lambdas(bindings, locals)?;
+                let mut inner = locals.to_vec();
+                inner.extend(bindings.iter().map(|b| b.name.clone()));
+                Node::LetRec(Rc::new(lams), Box::new(self.expr(body, &inner)?))
+            }
+            ExprKind::MatchSet {
+                scrutinee,
+                empty,
+                elem,
+                rest,
+                nonempty,
+            } => {
+                let sc = self.expr(scrutinee, locals)?;
+                let em = self.expr(empty, locals)?;
+                let mut inner = locals.to_vec();
+                inner.push(elem.clone());
+                inner.push(rest.clone());
+                let ne = self.expr(nonempty, &inner)?;
+                Node::MatchSet(Box::new(sc), Box::new(em), Box::new(ne))
+            }
+            ExprKind::Try(a, b) => Node::Try(
+                Box::new(self.expr(a, locals)?),
+                Box::new(self.expr(b, locals)?),
+            ),
+            ExprKind::IfVariant { variant, then, els } => {
+                return if self.variants.contains(variant) {
+                    self.expr(then, locals)
+                } else {
+                    self.expr(els, locals)
+                };
+            }
         };
         Ok(CExpr { node, loc: e.loc })
     }
@@ -377,13 +674,52 @@ impl Compiler {
             )
         };
         let not_a_function = || Error::new(loc, format!("'{func}' is not a function"));
-        if locals.iter().any(|l| l == func) {
-            return Err(not_a_function());
+        // One argument value: the argument, or the tuple of the arguments.
+        let single_arg = |c: &mut Self| -> Result<CExpr, Error> {
+            if args.len() == 1 {
+                c.expr(&args[0], locals)
+            } else {
+                Ok(CExpr {
+                    node: Node::Tuple(
+                        args.iter()
+                            .map(|a| c.expr(a, locals))
+                            .collect::<Result<_, _>>()?,
+                    ),
+                    loc,
+                })
+            }
+        };
+        if let Some(k) = locals.iter().rposition(|l| l == func) {
+            let arg = single_arg(self)?;
+            return Ok(CExpr {
+                node: Node::Apply(
+                    Box::new(CExpr {
+                        node: Node::Local(k),
+                        loc,
+                    }),
+                    Box::new(arg),
+                ),
+                loc,
+            });
         }
         let node = match self.globals.get(func).copied() {
             Some(Name::Func(f)) => {
                 let arity = self.prog.funcs[f].arity;
                 if args.len() != arity {
+                    if args.len() == 1 {
+                        // `f t` with `t` a tuple: checked when applied.
+                        let arg = single_arg(self)?;
+                        return Ok(CExpr {
+                            node: Node::Apply(
+                                Box::new(CExpr {
+                                    node: Node::FuncRef(f),
+                                    loc,
+                                }),
+                                Box::new(arg),
+                            ),
+                            loc,
+                        });
+                    }
                     return Err(arity_error(arity));
                 }
                 let cargs = args
@@ -392,7 +728,17 @@ impl Compiler {
                     .collect::<Result<Vec<_>, _>>()?;
                 Node::Call(f, cargs)
             }
-            Some(Name::Slot(_) | Name::Lin(_)) => return Err(not_a_function()),
+            Some(Name::Slot(i)) => {
+                let arg = single_arg(self)?;
+                Node::Apply(
+                    Box::new(CExpr {
+                        node: Node::Slot(i),
+                        loc,
+                    }),
+                    Box::new(arg),
+                )
+            }
+            Some(Name::Lin(_)) => return Err(not_a_function()),
             None => match func {
                 "domain" | "range" | "fencerel" => {
                     if args.len() != 1 {
@@ -405,16 +751,34 @@ impl Compiler {
                         _ => Node::FenceRel(a, self.env_name("po", loc)),
                     }
                 }
-                "linearisations" => {
-                    return Err(Error::new(
-                        loc,
-                        "linearisations(...) can only be used in 'with x from linearisations(S, r)'",
-                    ));
+                _ if let Some(p) = super::func::prim_named(func) => {
+                    self.need_prim_env(p, loc);
+                    let cargs = args
+                        .iter()
+                        .map(|a| self.expr(a, locals))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Node::PrimCall(p, cargs)
                 }
-                _ => return Err(Error::new(loc, format!("unknown function '{func}'"))),
+                // An error when evaluated, so that `try` can catch it.
+                _ => Node::Fail(format!("unknown function '{func}'")),
             },
         };
         Ok(CExpr { node, loc })
+    }
+
+    /// Makes sure the environment names a built-in needs are looked up.
+    fn need_prim_env(&mut self, p: super::eval::Prim, loc: Loc) {
+        use super::eval::Prim;
+        match p {
+            Prim::Partition => {
+                let i = self.env_name("loc", loc);
+                self.prog.loc_env = Some(i);
+            }
+            Prim::FenceRel => {
+                self.env_name("po", loc);
+            }
+            _ => {}
+        }
     }
 
     /// Infers the type of `e`; `locals` are the types of the `Local`s.
@@ -425,7 +789,7 @@ impl Compiler {
             Node::Universe => Ty::Set,
             Node::Env(i) => self.prog.env_names[*i].hint,
             Node::Slot(i) => self.prog.slots[*i].ty,
-            Node::Local(k) => locals[*k],
+            Node::Local(k) => locals.get(*k).copied().unwrap_or(Ty::Unknown),
             Node::Unary(op, a) => {
                 let t = self.infer(a, locals)?;
                 match op {
@@ -518,6 +882,18 @@ impl Compiler {
                 }
                 Ty::Rel
             }
+            Node::Try(a, b) => {
+                let (x, y) = (self.infer(a, locals)?, self.infer(b, locals)?);
+                if x == y { x } else { Ty::Unknown }
+            }
+            Node::FuncRef(_) | Node::PrimRef(_) | Node::Lambda(_) | Node::LetRec(..) => Ty::Fun,
+            Node::Tuple(_) => Ty::Tuple,
+            Node::Apply(..)
+            | Node::PrimCall(..)
+            | Node::ExplicitSet(_)
+            | Node::LetIn(..)
+            | Node::MatchSet(..)
+            | Node::Fail(_) => Ty::Unknown,
         })
     }
 }

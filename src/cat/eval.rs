@@ -23,23 +23,92 @@ use crate::rel::{BitSet, Relation};
 use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::ops::ControlFlow;
+use std::sync::Arc as Rc;
 
 /// A run-time value. The relational core has sets and relations; herd's
-/// functional layer would add tuples, tags, functions (closures) and sets of
-/// values as further variants.
+/// functional tier adds the polymorphic empty set `{}`, events (members of
+/// a set taken apart by `match`), tuples, sets of values and functions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
     Set(BitSet),
     Rel(Relation),
+    /// `{}`: the empty set of any element type.
+    Empty,
+    /// One event (an element of an event set).
+    Event(usize),
+    Tuple(Vec<Value>),
+    /// A set of values, sorted by [`super::func::compare`], without duplicates.
+    ValSet(Rc<Vec<Value>>),
+    /// A function value.
+    Clo(Rc<Closure>),
+    /// A built-in function used as a value.
+    Prim(Prim),
 }
 
 impl Value {
-    fn kind(&self) -> Ty {
+    pub(crate) fn kind(&self) -> Ty {
         match self {
             Value::Set(_) => Ty::Set,
             Value::Rel(_) => Ty::Rel,
+            Value::Empty => Ty::Unknown,
+            Value::Event(_) => Ty::Event,
+            Value::Tuple(_) => Ty::Tuple,
+            Value::ValSet(_) => Ty::ValSet,
+            Value::Clo(_) | Value::Prim(_) => Ty::Fun,
         }
     }
+}
+
+/// A closure: the local values it captured and the code it runs.
+#[derive(Debug)]
+pub struct Closure {
+    pub env: Vec<Value>,
+    pub code: CloCode,
+}
+
+/// What a closure runs.
+#[derive(Clone, Debug)]
+pub enum CloCode {
+    /// A top-level `let f(params) = ...` (no captured values).
+    Func(usize),
+    /// A `fun` or local function; `group` lists the lambdas of its
+    /// `let rec` group, bound (as closures over the same `env`) before the
+    /// parameters.
+    Lambda {
+        lam: usize,
+        group: Option<Rc<Vec<usize>>>,
+    },
+}
+
+impl PartialEq for Closure {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+impl Eq for Closure {}
+
+/// Built-in functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Prim {
+    Domain,
+    Range,
+    FenceRel,
+    Linearisations,
+    /// `classes-loc` / `partition`: the events of a set grouped by location.
+    Partition,
+}
+
+/// A `fun` (or local function) body: parameters are pushed after the
+/// captured locals (and after the `let rec` group's functions).
+#[derive(Clone, Debug)]
+pub struct Lambda {
+    /// The function's name (`*fun*` for an anonymous one), for debugging.
+    #[allow(dead_code)]
+    pub name: String,
+    /// Number of parameters; `tuple`: one argument destructured.
+    pub arity: usize,
+    pub tuple: bool,
+    pub body: CExpr,
 }
 
 /// Static type of an expression.
@@ -49,6 +118,10 @@ pub enum Ty {
     Rel,
     /// Not known before evaluation (e.g. a function parameter).
     Unknown,
+    Event,
+    Tuple,
+    ValSet,
+    Fun,
 }
 
 impl Ty {
@@ -58,6 +131,10 @@ impl Ty {
             Ty::Set => "a set",
             Ty::Rel => "a relation",
             Ty::Unknown => "a value",
+            Ty::Event => "an event",
+            Ty::Tuple => "a tuple",
+            Ty::ValSet => "a set of values",
+            Ty::Fun => "a function",
         }
     }
 }
@@ -84,6 +161,29 @@ pub enum Node {
     Range(Box<CExpr>),
     /// `fencerel(S)` = `po; [S]; po`, with the environment's `po` (an `Env` index).
     FenceRel(Box<CExpr>, usize),
+    // ----- functional tier -----
+    /// Application of a function value to one argument.
+    Apply(Box<CExpr>, Box<CExpr>),
+    /// A top-level function as a value.
+    FuncRef(usize),
+    /// A built-in function as a value.
+    PrimRef(Prim),
+    /// A built-in applied to its arguments.
+    PrimCall(Prim, Vec<CExpr>),
+    /// `fun ...`: a closure over the current locals.
+    Lambda(usize),
+    Tuple(Vec<CExpr>),
+    ExplicitSet(Vec<CExpr>),
+    /// `let x1 = e1 and ... in body`: body sees the values pushed as locals.
+    LetIn(Vec<CExpr>, Box<CExpr>),
+    /// `let rec f1 ... and fk ... in body`: the lambdas are pushed as closures.
+    LetRec(Rc<Vec<usize>>, Box<CExpr>),
+    /// `match e with {} -> a || x ++ s -> b end` (`b` sees x and s pushed).
+    MatchSet(Box<CExpr>, Box<CExpr>, Box<CExpr>),
+    Try(Box<CExpr>, Box<CExpr>),
+    /// An error raised when evaluated (e.g. an unknown function), so that
+    /// `try` can catch it as herd does.
+    Fail(String),
 }
 
 /// A name the environment must provide.
@@ -94,6 +194,9 @@ pub struct EnvName {
     pub hint: Ty,
     /// First use, for diagnostics.
     pub loc: Loc,
+    /// Read directly by a check or `with` (outside `try`), so checked
+    /// before evaluation; other names are looked up lazily, as in herd.
+    pub eager: bool,
 }
 
 /// How a slot gets its value.
@@ -154,6 +257,14 @@ impl CCheck {
     }
 }
 
+/// A compiled general `with x from e`: each member of the set `e` is a choice.
+#[derive(Clone, Debug)]
+pub struct CWithFrom {
+    pub slot: usize,
+    pub expr: CExpr,
+    pub label: String,
+}
+
 /// A compiled `with x from linearisations(set, rel)`.
 #[derive(Clone, Debug)]
 pub struct CWith {
@@ -167,6 +278,17 @@ pub struct CWith {
 pub enum CStmt {
     Check(CCheck),
     With(CWith),
+    WithFrom(CWithFrom),
+    Forall(CForall),
+}
+
+/// A compiled `forall x in e do body end`: the body's checks must hold for
+/// every member of `e` (bound to `slot` in turn).
+#[derive(Clone, Debug)]
+pub struct CForall {
+    pub slot: usize,
+    pub set: CExpr,
+    pub body: Vec<CStmt>,
 }
 
 /// A resolved, type-checked model.
@@ -177,14 +299,28 @@ pub struct Program {
     pub groups: Vec<RecGroup>,
     pub funcs: Vec<Func>,
     pub stmts: Vec<CStmt>,
+    pub lambdas: Vec<Lambda>,
+    /// The environment's `loc` (for `classes-loc`), when some code needs it.
+    pub loc_env: Option<usize>,
+    /// The slot a top-level `with co from ...` binds (the model builds `co`).
+    pub co_slot: Option<usize>,
 }
 
 /// Per-evaluation state: caches of environment values and slots.
 pub struct State<'e> {
     env: &'e dyn Environment,
-    n: usize,
+    pub(crate) n: usize,
     env_vals: Vec<OnceCell<Value>>,
     slots: Vec<OnceCell<Value>>,
+    /// Enumerate every accepted choice of the `with`s instead of stopping
+    /// at the first (see [`Program::run_all`]).
+    pub(crate) all_choices: bool,
+    /// With `all_choices`: per accepted choice, its flags and the value of
+    /// the model's `co` slot.
+    pub(crate) accepted: Vec<(Vec<String>, Option<Value>)>,
+    /// Slots that are static (see [`Program::static_parts`]): they do not
+    /// depend on `with` choices, so a new choice keeps their values.
+    pub(crate) keep: Vec<bool>,
 }
 
 enum Verdict {
@@ -293,22 +429,85 @@ impl Program {
         }
     }
 
+    /// Whether `e` has the same value for every environment agreeing on
+    /// the static names, given which locals (function arguments, `let`
+    /// values, captured values) are static. A function value is static when
+    /// its body is for static arguments.
     fn expr_static(&self, e: &CExpr, env_static: &[bool], slot_static: &[bool]) -> bool {
+        self.static_in(e, env_static, slot_static, &[])
+    }
+
+    fn static_in(&self, e: &CExpr, es: &[bool], ss: &[bool], locals: &[bool]) -> bool {
+        let all =
+            |xs: &[CExpr], locals: &[bool]| xs.iter().all(|x| self.static_in(x, es, ss, locals));
         match &e.node {
-            Node::EmptyRel | Node::Universe => true,
-            Node::Env(i) => env_static[*i],
-            Node::Slot(i) => slot_static[*i],
-            Node::Local(_) | Node::Call(..) => false,
+            Node::EmptyRel | Node::Universe | Node::PrimRef(_) | Node::Fail(_) => true,
+            Node::Env(i) => es[*i],
+            Node::Slot(i) => ss[*i],
+            Node::Local(k) => locals.get(*k).copied().unwrap_or(false),
+            Node::Call(f, args) => {
+                all(args, locals) && {
+                    let func = &self.funcs[*f];
+                    self.static_in(&func.body, es, ss, &vec![true; func.arity])
+                }
+            }
+            Node::FuncRef(f) => {
+                let func = &self.funcs[*f];
+                self.static_in(&func.body, es, ss, &vec![true; func.arity])
+            }
+            Node::Lambda(l) => {
+                let lam = &self.lambdas[*l];
+                let mut inner = locals.to_vec();
+                inner.extend(std::iter::repeat_n(true, lam.arity));
+                self.static_in(&lam.body, es, ss, &inner)
+            }
+            Node::LetRec(lams, body) => {
+                let mut inner = locals.to_vec();
+                inner.extend(std::iter::repeat_n(true, lams.len()));
+                lams.iter().all(|&l| {
+                    let lam = &self.lambdas[l];
+                    let mut f = inner.clone();
+                    f.extend(std::iter::repeat_n(true, lam.arity));
+                    self.static_in(&lam.body, es, ss, &f)
+                }) && self.static_in(body, es, ss, &inner)
+            }
+            Node::LetIn(vals, body) => {
+                let mut inner = locals.to_vec();
+                for v in vals {
+                    inner.push(self.static_in(v, es, ss, locals));
+                }
+                self.static_in(body, es, ss, &inner)
+            }
+            Node::MatchSet(sc, empty, nonempty) => {
+                let s = self.static_in(sc, es, ss, locals);
+                let mut inner = locals.to_vec();
+                inner.extend([s, s]);
+                s && self.static_in(empty, es, ss, locals)
+                    && self.static_in(nonempty, es, ss, &inner)
+            }
+            Node::PrimCall(p, args) => {
+                let env_ok = match p {
+                    Prim::Partition => self.loc_env.is_some_and(|i| es[i]),
+                    Prim::FenceRel => self
+                        .env_names
+                        .iter()
+                        .position(|n| n.name == "po")
+                        .is_some_and(|i| es[i]),
+                    _ => true,
+                };
+                env_ok && all(args, locals)
+            }
+            Node::Apply(f, a) => {
+                self.static_in(f, es, ss, locals) && self.static_in(a, es, ss, locals)
+            }
+            Node::Tuple(xs) | Node::ExplicitSet(xs) => all(xs, locals),
+            Node::Try(a, b) | Node::Binary(_, _, a, b) => {
+                self.static_in(a, es, ss, locals) && self.static_in(b, es, ss, locals)
+            }
             Node::Unary(_, a) | Node::Domain(a) | Node::Range(a) => {
-                self.expr_static(a, env_static, slot_static)
+                self.static_in(a, es, ss, locals)
             }
-            Node::Binary(_, _, a, b) => {
-                self.expr_static(a, env_static, slot_static)
-                    && self.expr_static(b, env_static, slot_static)
-            }
-            Node::FenceRel(a, po) => {
-                env_static[*po] && self.expr_static(a, env_static, slot_static)
-            }
+            Node::FenceRel(a, po) => es[*po] && self.static_in(a, es, ss, locals),
         }
     }
 
@@ -319,10 +518,13 @@ impl Program {
             n: env.num_events(),
             env_vals: (0..self.env_names.len()).map(|_| OnceCell::new()).collect(),
             slots: (0..self.slots.len()).map(|_| OnceCell::new()).collect(),
+            all_choices: false,
+            accepted: Vec::new(),
+            keep: Vec::new(),
         }
     }
 
-    fn env_value<'a>(&self, i: usize, loc: Loc, st: &'a State<'_>) -> Res<&'a Value> {
+    pub(crate) fn env_value<'a>(&self, i: usize, loc: Loc, st: &'a State<'_>) -> Res<&'a Value> {
         let cell = &st.env_vals[i];
         if let Some(v) = cell.get() {
             return Ok(v);
@@ -342,6 +544,7 @@ impl Program {
         let size = match &v {
             Value::Set(s) => s.universe(),
             Value::Rel(r) => r.universe(),
+            _ => st.n,
         };
         if size != st.n {
             return Err(Error::new(
@@ -431,7 +634,13 @@ impl Program {
             Node::Slot(i) => Borrowed(self.slot_value(*i, st)?),
             Node::Local(i) => Borrowed(&locals[*i]),
             Node::Unary(op, a) => {
-                let v = self.eval(a, st, locals)?;
+                let mut v = self.eval(a, st, locals)?;
+                if *v == Value::Empty {
+                    v = Owned(match op {
+                        UnOp::ToId | UnOp::Complement => Value::Set(BitSet::new(n)),
+                        _ => Value::Rel(Relation::empty(n)),
+                    });
+                }
                 Owned(self.unary(*op, v, a.loc)?)
             }
             Node::Binary(op, op_loc, a, b) => {
@@ -448,18 +657,27 @@ impl Program {
             }
             Node::Domain(a) => {
                 let v = self.eval(a, st, locals)?;
+                if *v == Value::Empty {
+                    return Ok(Owned(Value::Set(BitSet::new(n))));
+                }
                 Owned(Value::Set(
                     expect_rel(&v, a.loc, "domain expects a relation")?.domain(),
                 ))
             }
             Node::Range(a) => {
                 let v = self.eval(a, st, locals)?;
+                if *v == Value::Empty {
+                    return Ok(Owned(Value::Set(BitSet::new(n))));
+                }
                 Owned(Value::Set(
                     expect_rel(&v, a.loc, "range expects a relation")?.range(),
                 ))
             }
             Node::FenceRel(a, po) => {
                 let v = self.eval(a, st, locals)?;
+                if *v == Value::Empty {
+                    return Ok(Owned(Value::Rel(Relation::empty(n))));
+                }
                 let s = expect_set(&v, a.loc, "fencerel expects a set")?;
                 let po = expect_rel(
                     self.env_value(*po, e.loc, st)?,
@@ -467,6 +685,191 @@ impl Program {
                     "fencerel needs 'po' to be a relation",
                 )?;
                 Owned(Value::Rel(po.restrict_range(s).compose(po)))
+            }
+            Node::Apply(f, a) => {
+                let fv = self.eval(f, st, locals)?.into_owned();
+                let av = self.eval(a, st, locals)?.into_owned();
+                Owned(self.apply(fv, av, st, e.loc)?)
+            }
+            Node::FuncRef(f) => Owned(Value::Clo(Rc::new(Closure {
+                env: Vec::new(),
+                code: CloCode::Func(*f),
+            }))),
+            Node::PrimRef(p) => Owned(Value::Prim(*p)),
+            Node::PrimCall(p, args) => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.eval(a, st, locals)?.into_owned());
+                }
+                Owned(self.prim(*p, vals, st, e.loc)?)
+            }
+            Node::Lambda(l) => Owned(Value::Clo(Rc::new(Closure {
+                env: locals.to_vec(),
+                code: CloCode::Lambda {
+                    lam: *l,
+                    group: None,
+                },
+            }))),
+            Node::Tuple(es) => {
+                let mut vals = Vec::with_capacity(es.len());
+                for a in es {
+                    vals.push(self.eval(a, st, locals)?.into_owned());
+                }
+                Owned(Value::Tuple(vals))
+            }
+            Node::ExplicitSet(es) => {
+                let mut vals = Vec::with_capacity(es.len());
+                for a in es {
+                    vals.push(self.eval(a, st, locals)?.into_owned());
+                }
+                Owned(super::func::valset(vals))
+            }
+            Node::LetIn(vals, body) => {
+                let mut frame = locals.to_vec();
+                for v in vals {
+                    let x = self.eval(v, st, locals)?.into_owned();
+                    frame.push(x);
+                }
+                Owned(self.eval(body, st, &frame)?.into_owned())
+            }
+            Node::LetRec(lams, body) => {
+                let mut frame = locals.to_vec();
+                for &l in lams.iter() {
+                    frame.push(Value::Clo(Rc::new(Closure {
+                        env: locals.to_vec(),
+                        code: CloCode::Lambda {
+                            lam: l,
+                            group: Some(lams.clone()),
+                        },
+                    })));
+                }
+                Owned(self.eval(body, st, &frame)?.into_owned())
+            }
+            Node::MatchSet(scrut, empty, nonempty) => {
+                let v = self.eval(scrut, st, locals)?.into_owned();
+                match super::func::split(v, e.loc)? {
+                    None => Owned(self.eval(empty, st, locals)?.into_owned()),
+                    Some((x, rest)) => {
+                        let mut frame = locals.to_vec();
+                        frame.push(x);
+                        frame.push(rest);
+                        Owned(self.eval(nonempty, st, &frame)?.into_owned())
+                    }
+                }
+            }
+            Node::Try(a, b) => match self.eval(a, st, locals) {
+                Ok(v) => v,
+                Err(_) => self.eval(b, st, locals)?,
+            },
+            Node::Fail(msg) => return Err(Error::new(e.loc, msg.clone())),
+        })
+    }
+
+    /// Applies a function value to one argument (a tuple for several).
+    pub(crate) fn apply(&self, f: Value, arg: Value, st: &State<'_>, loc: Loc) -> Res<Value> {
+        let destructure = |arity: usize, tuple: bool, arg: Value| -> Res<Vec<Value>> {
+            if !tuple && arity == 1 {
+                return Ok(vec![arg]);
+            }
+            match arg {
+                Value::Tuple(vs) if vs.len() == arity => Ok(vs),
+                other if arity == 1 => Ok(vec![other]),
+                other => Err(Error::new(
+                    loc,
+                    format!(
+                        "argument mismatch: the function takes {arity} arguments, found {}",
+                        match &other {
+                            Value::Tuple(vs) => format!("a tuple of {}", vs.len()),
+                            v => v.kind().describe().to_string(),
+                        }
+                    ),
+                )),
+            }
+        };
+        match f {
+            Value::Clo(c) => match &c.code {
+                CloCode::Func(fi) => {
+                    let func = &self.funcs[*fi];
+                    let args = destructure(func.arity, func.arity != 1, arg)?;
+                    Ok(self.eval(&func.body, st, &args)?.into_owned())
+                }
+                CloCode::Lambda { lam, group } => {
+                    let l = &self.lambdas[*lam];
+                    let mut frame = c.env.clone();
+                    if let Some(g) = group {
+                        for &m in g.iter() {
+                            frame.push(Value::Clo(Rc::new(Closure {
+                                env: c.env.clone(),
+                                code: CloCode::Lambda {
+                                    lam: m,
+                                    group: Some(g.clone()),
+                                },
+                            })));
+                        }
+                    }
+                    frame.extend(destructure(l.arity, l.tuple, arg)?);
+                    Ok(self.eval(&l.body, st, &frame)?.into_owned())
+                }
+            },
+            Value::Prim(p) => {
+                let args = match arg {
+                    Value::Tuple(vs) => vs,
+                    v => vec![v],
+                };
+                self.prim(p, args, st, loc)
+            }
+            other => Err(Error::new(
+                loc,
+                format!(
+                    "closure or primitive expected, found {}",
+                    other.kind().describe()
+                ),
+            )),
+        }
+    }
+
+    /// Runs a built-in function.
+    fn prim(&self, p: Prim, args: Vec<Value>, st: &State<'_>, loc: Loc) -> Res<Value> {
+        let want = if p == Prim::Linearisations { 2 } else { 1 };
+        if args.len() != want {
+            return Err(Error::new(
+                loc,
+                format!(
+                    "primitive {}: argument mismatch (takes {want}, found {})",
+                    super::func::prim_name(p),
+                    args.len()
+                ),
+            ));
+        }
+        let n = st.n;
+        let mut args = args.into_iter();
+        let a = super::func::normalise_empty(args.next().expect("arity checked"), p, n);
+        Ok(match p {
+            Prim::Domain => Value::Set(expect_rel(&a, loc, "domain expects a relation")?.domain()),
+            Prim::Range => Value::Set(expect_rel(&a, loc, "range expects a relation")?.range()),
+            Prim::FenceRel => {
+                let s = expect_set(&a, loc, "fencerel expects a set")?;
+                let i = self
+                    .env_names
+                    .iter()
+                    .position(|e| e.name == "po")
+                    .ok_or_else(|| Error::new(loc, "fencerel needs 'po'"))?;
+                let po = expect_rel(self.env_value(i, loc, st)?, loc, "'po' is a relation")?;
+                Value::Rel(po.restrict_range(s).compose(po))
+            }
+            Prim::Partition => {
+                let s = expect_set(&a, loc, "classes-loc expects a set")?;
+                let i = self
+                    .loc_env
+                    .ok_or_else(|| Error::new(loc, "classes-loc needs 'loc'"))?;
+                let l = expect_rel(self.env_value(i, loc, st)?, loc, "'loc' is a relation")?;
+                super::func::partition(s, l)
+            }
+            Prim::Linearisations => {
+                let r = super::func::normalise_empty(args.next().expect("arity checked"), p, n);
+                let s = expect_set(&a, loc, "linearisations expects a set")?;
+                let r = expect_rel(&r, loc, "linearisations expects a relation")?;
+                super::func::linearisations(s, r)
             }
         })
     }
@@ -482,6 +885,9 @@ impl Program {
                 )),
             }
         };
+        if !matches!(*v, Value::Set(_) | Value::Rel(_)) {
+            return super::func::unary_other(op, v.into_owned(), loc);
+        }
         Ok(match op {
             UnOp::Complement => match v.into_owned() {
                 Value::Set(mut s) => {
@@ -492,6 +898,7 @@ impl Program {
                     r.complement_in_place();
                     Value::Rel(r)
                 }
+                _ => unreachable!("checked above"),
             },
             UnOp::Plus => {
                 need_rel(&v)?;
@@ -578,9 +985,120 @@ impl Program {
                     }
                 }
                 CStmt::With(w) => return self.run_with(i, w, st, flags, want_failure, explain),
+                CStmt::WithFrom(w) => {
+                    return self.run_with_from(i, w, st, flags, want_failure, explain);
+                }
+                CStmt::Forall(f) => {
+                    if let Some(fail) = self.run_forall(f, st, flags, want_failure, explain)? {
+                        return Ok(Verdict::Forbidden(fail));
+                    }
+                }
             }
         }
+        if st.all_choices {
+            // Record this choice and go on with the next one.
+            let co = self.co_slot.and_then(|s| st.slots[s].get().cloned());
+            st.accepted.push((flags.clone(), co));
+            return Ok(Verdict::Forbidden(None));
+        }
         Ok(Verdict::Allowed)
+    }
+
+    /// Like [`Program::run`], but enumerates every choice of the `with`s and
+    /// returns, per accepted one, its flags and the value bound to `co`.
+    pub fn run_all(&self, st: &mut State<'_>) -> Res<Vec<(Vec<String>, Option<Value>)>> {
+        st.all_choices = true;
+        st.accepted.clear();
+        let mut flags = Vec::new();
+        self.run_from(0, st, &mut flags, false, false)?;
+        Ok(std::mem::take(&mut st.accepted))
+    }
+
+    /// Runs a `forall`; `Some(failure)` when a check of its body fails for
+    /// some member.
+    fn run_forall(
+        &self,
+        f: &CForall,
+        st: &mut State<'_>,
+        flags: &mut Vec<String>,
+        want_failure: bool,
+        explain: bool,
+    ) -> Res<Option<Option<Failure>>> {
+        let mut rest = self.eval(&f.set, st, &[])?.into_owned();
+        while let Some((x, r)) = super::func::split(rest, f.set.loc)? {
+            rest = r;
+            for (k, cell) in st.slots.iter_mut().enumerate().skip(f.slot) {
+                if !st.keep.get(k).copied().unwrap_or(false) {
+                    cell.take();
+                }
+            }
+            let _ = st.slots[f.slot].set(x);
+            for stmt in &f.body {
+                let failed = match stmt {
+                    CStmt::Check(c) => self.run_check(c, st, flags, want_failure, explain)?,
+                    CStmt::Forall(g) => self.run_forall(g, st, flags, want_failure, explain)?,
+                    CStmt::With(_) | CStmt::WithFrom(_) => None,
+                };
+                if failed.is_some() {
+                    return Ok(failed);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn run_with_from(
+        &self,
+        i: usize,
+        w: &CWithFrom,
+        st: &mut State<'_>,
+        flags: &mut Vec<String>,
+        want_failure: bool,
+        explain: bool,
+    ) -> Res<Verdict> {
+        let v = self.eval(&w.expr, st, &[])?.into_owned();
+        let choices: Vec<Value> = match v {
+            Value::Empty => Vec::new(),
+            Value::ValSet(vs) => vs.as_ref().clone(),
+            other => {
+                return Err(type_error(
+                    w.expr.loc,
+                    "'with ... from' expects a set of values",
+                    other.kind(),
+                ));
+            }
+        };
+        let flags_len = flags.len();
+        let mut first_failure: Option<Option<Failure>> = None;
+        for choice in choices {
+            for (k, cell) in st.slots.iter_mut().enumerate().skip(w.slot) {
+                if !st.keep.get(k).copied().unwrap_or(false) {
+                    cell.take();
+                }
+            }
+            let _ = st.slots[w.slot].set(choice);
+            flags.truncate(flags_len);
+            let want = want_failure && first_failure.is_none();
+            match self.run_from(i + 1, st, flags, want, explain)? {
+                Verdict::Allowed => return Ok(Verdict::Allowed),
+                Verdict::Forbidden(f) => {
+                    if first_failure.is_none() {
+                        first_failure = Some(f);
+                    }
+                }
+            }
+        }
+        flags.truncate(flags_len);
+        Ok(Verdict::Forbidden(match first_failure {
+            Some(f) => f,
+            None => want_failure.then(|| Failure {
+                check: w.label.clone(),
+                kind: CheckKind::Empty,
+                witness: Vec::new(),
+                relations: Vec::new(),
+                path: Vec::new(),
+            }),
+        }))
     }
 
     /// Runs one check; `Some(failure)` when it forbids the execution.
@@ -592,7 +1110,10 @@ impl Program {
         want_failure: bool,
         explain: bool,
     ) -> Res<Option<Option<Failure>>> {
-        let v = self.eval(&c.expr, st, &[])?;
+        let mut v = self.eval(&c.expr, st, &[])?;
+        if *v == Value::Empty {
+            v = Cow::Owned(Value::Rel(Relation::empty(st.n)));
+        }
         let loc = c.expr.loc;
         let (positive, witness): (bool, Vec<usize>) = match c.test {
             Test::Acyclic => {
@@ -612,6 +1133,14 @@ impl Program {
             Test::Empty => match &*v {
                 Value::Set(s) => (s.is_empty(), s.iter().collect()),
                 Value::Rel(r) => (r.is_empty(), r.pairs().flat_map(|(a, b)| [a, b]).collect()),
+                Value::ValSet(vs) => (vs.is_empty(), Vec::new()),
+                other => {
+                    return Err(type_error(
+                        loc,
+                        "empty expects a set or a relation",
+                        other.kind(),
+                    ));
+                }
             },
         };
         let holds = positive != c.negated;
@@ -687,8 +1216,10 @@ impl Program {
         let mut first_failure: Option<Option<Failure>> = None;
         let mut error = None;
         let flow = Relation::for_each_linearisation(&set, &rel, |order| {
-            for cell in &mut st.slots[w.slot..] {
-                cell.take();
+            for (k, cell) in st.slots.iter_mut().enumerate().skip(w.slot) {
+                if !st.keep.get(k).copied().unwrap_or(false) {
+                    cell.take();
+                }
             }
             let _ = st.slots[w.slot].set(Value::Rel(order.clone()));
             flags.truncate(flags_len);
@@ -790,7 +1321,7 @@ impl Program {
     fn rel_value(&self, e: &CExpr, st: &State<'_>) -> Option<Relation> {
         match self.eval(e, st, &[]).ok()?.as_ref() {
             Value::Rel(r) => Some(r.clone()),
-            Value::Set(_) => None,
+            _ => None,
         }
     }
 
@@ -826,7 +1357,23 @@ impl Program {
         }
         let d = depth - 1;
         match &e.node {
-            Node::Env(_) | Node::Call(..) | Node::Local(_) | Node::EmptyRel | Node::Universe => {
+            Node::Env(_)
+            | Node::Call(..)
+            | Node::Local(_)
+            | Node::EmptyRel
+            | Node::Universe
+            | Node::Apply(..)
+            | Node::FuncRef(_)
+            | Node::PrimRef(_)
+            | Node::PrimCall(..)
+            | Node::Lambda(_)
+            | Node::Tuple(_)
+            | Node::ExplicitSet(_)
+            | Node::LetIn(..)
+            | Node::LetRec(..)
+            | Node::MatchSet(..)
+            | Node::Try(..)
+            | Node::Fail(_) => {
                 out.push((a, b, self.opaque_label(e)));
             }
             Node::Slot(i) => match &self.slots[*i].def {
@@ -932,6 +1479,12 @@ impl Program {
 
 /// `|`, `&`, `\`, `;`, `*` and `++` on two values.
 fn binary(op: BinOp, loc: Loc, x: Cow<'_, Value>, y: Cow<'_, Value>) -> Res<Value> {
+    if op == BinOp::Add
+        || !matches!(*x, Value::Set(_) | Value::Rel(_))
+        || !matches!(*y, Value::Set(_) | Value::Rel(_))
+    {
+        return super::func::binary_other(op, loc, x.into_owned(), y.into_owned());
+    }
     let mismatch = |x: &Value, y: &Value| {
         Error::new(
             loc,
@@ -991,9 +1544,6 @@ fn binary(op: BinOp, loc: Loc, x: Cow<'_, Value>, y: Cow<'_, Value>) -> Res<Valu
                 ),
             )),
         },
-        BinOp::Add => Err(Error::new(
-            loc,
-            "'++' is not supported yet (herd's functional layer)",
-        )),
+        BinOp::Add => unreachable!("handled by binary_other"),
     }
 }

@@ -281,6 +281,8 @@ impl Lexer<'_> {
                 }
                 // `//` line comments: not herd, but common in Dat3M's models.
                 (Some('/'), Some('/')) => self.sc.bump_while(|c| c != '\n'),
+                // `#` line comments, as herd's lexer reads them.
+                (Some('#'), _) => self.sc.bump_while(|c| c != '\n'),
                 (Some('('), Some('*')) => {
                     let start = self.loc();
                     self.bump();
@@ -313,6 +315,12 @@ impl Lexer<'_> {
                 _ => return Ok(()),
             }
         }
+    }
+
+    /// Skips blanks (herd accepts `r ^ -1`) and peeks at the next two characters.
+    fn after_blanks(&mut self) -> (Option<char>, Option<char>) {
+        self.sc.bump_while(|c| c == ' ' || c == '\t');
+        (self.peek(0), self.peek(1))
     }
 
     fn next_token(&mut self) -> Result<Token, Error> {
@@ -362,7 +370,7 @@ impl Lexer<'_> {
                 self.bump();
                 Tok::Arrow
             }
-            '^' => match (self.peek(0), self.peek(1)) {
+            '^' => match self.after_blanks() {
                 (Some('-'), Some('1')) => {
                     self.bump();
                     self.bump();

@@ -9,6 +9,7 @@
 pub mod ast;
 mod compile;
 mod eval;
+mod func;
 pub mod lexer;
 pub mod parser;
 
@@ -114,6 +115,24 @@ pub struct Outcome {
     pub failure: Option<Failure>,
 }
 
+/// How a model is loaded (herd's `-variant` and its implicit `stdlib.cat`).
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Variants for `if "variant"` (herd's `-variant NAME`).
+    pub variants: Vec<String>,
+    /// `(file name, source)` of a file loaded before the model (its names
+    /// visible to the model), as herd loads `stdlib.cat`.
+    pub prelude: Option<(String, String)>,
+}
+
+/// One accepted choice of a model's `with`s (see [`Model::evaluate_all`]).
+#[derive(Clone, Debug)]
+pub struct Accepted {
+    pub flags: Vec<String>,
+    /// The `co` the model chose, when it binds `co` itself.
+    pub co: Option<Relation>,
+}
+
 /// A parsed, name-resolved and type-checked cat model.
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -134,16 +153,38 @@ impl Model {
         source: &str,
         resolve: &dyn Fn(&str) -> Option<(String, String)>,
     ) -> Result<Model, Diagnostic> {
+        Model::parse_with(file, source, resolve, &LoadOptions::default())
+    }
+
+    /// Like [`Model::parse`], with herd's loading options: variants, and
+    /// a prelude (herd's `stdlib.cat`) loaded in front of the model.
+    pub fn parse_with(
+        file: &str,
+        source: &str,
+        resolve: &dyn Fn(&str) -> Option<(String, String)>,
+        opts: &LoadOptions,
+    ) -> Result<Model, Diagnostic> {
         let mut loader = Loader {
             files: vec![(file.to_string(), source.to_string())],
             stack: vec![file.to_string()],
             done: Vec::new(),
             resolve,
+            variants: &opts.variants,
         };
-        let result = loader.load(0).and_then(|(title, stmts)| {
-            let program = compile::compile(&stmts)?;
+        let result = (|| {
+            let mut stmts = Vec::new();
+            if let Some((pname, psrc)) = &opts.prelude {
+                loader.files.push((pname.clone(), psrc.clone()));
+                let idx = loader.files.len() - 1;
+                loader.done.push(pname.clone());
+                let (_, pre) = loader.load(idx)?;
+                stmts.extend(pre);
+            }
+            let (title, main) = loader.load(0)?;
+            stmts.extend(main);
+            let program = compile::compile(&stmts, &opts.variants)?;
             Ok((title, program))
-        });
+        })();
         let files = loader.files;
         match result {
             Ok((title, program)) => {
@@ -203,7 +244,7 @@ impl Model {
     /// error points at the first use of the first unknown name.
     pub fn check_environment(&self, env: &dyn Environment) -> Result<(), Diagnostic> {
         for e in &self.program.env_names {
-            if !env.knows(&e.name) && e.name != "id" {
+            if e.eager && !env.knows(&e.name) && e.name != "id" {
                 return Err(self.diagnostic(Error::new(
                     e.loc,
                     format!("unknown identifier '{}'", e.name),
@@ -211,6 +252,50 @@ impl Model {
             }
         }
         Ok(())
+    }
+
+    /// Whether the model builds `co` itself (`with co from ...`, as herd's
+    /// `cos.cat` does): the engine then leaves `co` to it.
+    pub fn binds_co(&self) -> bool {
+        self.program.co_slot.is_some()
+    }
+
+    /// Evaluates the model on one candidate and returns every accepted
+    /// choice of its `with`s (each is one execution, as herd counts them),
+    /// with the `co` chosen when the model binds it.
+    pub fn evaluate_all(
+        &self,
+        env: &dyn Environment,
+        cache: &mut StaticCache,
+    ) -> Result<Vec<Accepted>, Diagnostic> {
+        let (env_static, slot_static) = cache
+            .statics
+            .get_or_insert_with(|| self.program.static_parts(env))
+            .clone();
+        let mut st = self.program.state(env);
+        cache.env_values.resize(env_static.len(), None);
+        cache.slot_values.resize(slot_static.len(), None);
+        st.seed(&cache.env_values, &cache.slot_values);
+        st.keep = slot_static.clone();
+        let res = self.program.run_all(&mut st);
+        st.harvest(
+            &env_static,
+            &slot_static,
+            &mut cache.env_values,
+            &mut cache.slot_values,
+        );
+        let all = res.map_err(|e| self.diagnostic(e))?;
+        Ok(all
+            .into_iter()
+            .map(|(flags, co)| Accepted {
+                flags,
+                co: match co {
+                    Some(eval::Value::Rel(r)) => Some(r),
+                    Some(eval::Value::Empty) => Some(Relation::empty(env.num_events())),
+                    _ => None,
+                },
+            })
+            .collect())
     }
 
     /// Evaluates the model on one candidate execution.
@@ -245,6 +330,7 @@ impl Model {
         cache.env_values.resize(env_static.len(), None);
         cache.slot_values.resize(slot_static.len(), None);
         st.seed(&cache.env_values, &cache.slot_values);
+        st.keep = slot_static.clone();
         let res = self.program.run(&mut st, false);
         st.harvest(
             &env_static,
@@ -324,6 +410,8 @@ struct Loader<'r> {
     /// Files already included.
     done: Vec<String>,
     resolve: &'r dyn Fn(&str) -> Option<(String, String)>,
+    /// Variants set for `if "variant"`.
+    variants: &'r [String],
 }
 
 impl Loader<'_> {
@@ -331,7 +419,26 @@ impl Loader<'_> {
         let src = self.files[index].1.clone();
         let parsed = parser::parse_file(&src, index)?;
         let mut out = Vec::with_capacity(parsed.stmts.len());
-        for s in parsed.stmts {
+        self.splice(parsed.stmts, &mut out)?;
+        Ok((parsed.title, out))
+    }
+
+    /// Appends `stmts` to `out`, replacing each `include` by the included
+    /// file's instructions and each `if "variant"` by its chosen branch.
+    fn splice(&mut self, stmts: Vec<Stmt>, out: &mut Vec<Stmt>) -> Result<(), Error> {
+        for s in stmts {
+            if let Stmt::IfVariant {
+                variant, then, els, ..
+            } = s
+            {
+                let branch = if self.variants.contains(&variant) {
+                    then
+                } else {
+                    els
+                };
+                self.splice(branch, out)?;
+                continue;
+            }
             let Stmt::Include { file, loc } = &s else {
                 out.push(s);
                 continue;
@@ -370,7 +477,7 @@ impl Loader<'_> {
             self.done.push(name);
             out.extend(stmts);
         }
-        Ok((parsed.title, out))
+        Ok(())
     }
 }
 

@@ -16,7 +16,7 @@
 //! | 9 | application `f(e, ...)`, `(e)`, `[e]` | |
 
 use super::ast::{
-    BinOp, Binding, Check, CheckMode, Error, Expr, ExprKind, File, Loc, Stmt, Test, UnOp,
+    BinOp, Binding, Check, CheckMode, Error, Expr, ExprKind, File, Loc, Pattern, Stmt, Test, UnOp,
 };
 use super::lexer::{Kw, Tok, Token, tokenize};
 
@@ -202,21 +202,147 @@ impl Parser<'_> {
                 }
                 Ok(Stmt::Show { loc })
             }
-            Tok::Kw(
-                kw @ (Kw::Procedure
-                | Kw::Call
-                | Kw::Forall
-                | Kw::Enum
-                | Kw::Match
-                | Kw::If
-                | Kw::Try
-                | Kw::Fun
-                | Kw::Begin),
-            ) => Err(unsupported(loc, &format!("'{}'", kw.as_str()))),
+            Tok::Kw(Kw::Procedure) => {
+                self.advance();
+                self.eat(&Tok::Kw(Kw::Rec));
+                let (name, _) = self.ident("a procedure name")?;
+                let params = self.params()?;
+                self.expect(&Tok::Equal, "'='")?;
+                let body = self.stmts_until(&[Kw::End])?;
+                self.expect(&Tok::Kw(Kw::End), "'end'")?;
+                Ok(Stmt::Procedure {
+                    name,
+                    params,
+                    body,
+                    loc,
+                })
+            }
+            Tok::Kw(Kw::Call) => {
+                self.advance();
+                let (name, _) = self.ident("a procedure name")?;
+                let args = match self.arg()? {
+                    Expr {
+                        kind: ExprKind::Tuple(es),
+                        ..
+                    } => es,
+                    e => vec![e],
+                };
+                let label = if self.eat(&Tok::Kw(Kw::As)) {
+                    Some(self.ident("a name after 'as'")?.0)
+                } else {
+                    None
+                };
+                Ok(Stmt::Call {
+                    name,
+                    args,
+                    label,
+                    loc,
+                })
+            }
+            Tok::Kw(Kw::If) => {
+                self.advance();
+                let variant = match self.tok().clone() {
+                    Tok::Str(v) => {
+                        self.advance();
+                        v
+                    }
+                    _ => return Err(self.error_here("a quoted variant name")),
+                };
+                let then = self.stmts_until(&[Kw::Else, Kw::End])?;
+                let els = if self.eat(&Tok::Kw(Kw::Else)) {
+                    self.stmts_until(&[Kw::End])?
+                } else {
+                    Vec::new()
+                };
+                self.expect(&Tok::Kw(Kw::End), "'end'")?;
+                Ok(Stmt::IfVariant {
+                    variant,
+                    then,
+                    els,
+                    loc,
+                })
+            }
+            Tok::Kw(Kw::Forall) => {
+                self.advance();
+                let (var, _) = self.ident("a name after 'forall'")?;
+                self.expect(&Tok::Kw(Kw::In), "'in'")?;
+                let expr = self.expr()?;
+                self.expect(&Tok::Kw(Kw::Do), "'do'")?;
+                let body = self.stmts_until(&[Kw::End])?;
+                self.expect(&Tok::Kw(Kw::End), "'end'")?;
+                Ok(Stmt::Forall {
+                    var,
+                    expr,
+                    body,
+                    loc,
+                })
+            }
+            // herd's `catdep` marker: no meaning for litmix.
+            Tok::Ident(w) if w == "catdep" => {
+                self.advance();
+                Ok(Stmt::Show { loc })
+            }
+            Tok::Kw(kw @ (Kw::Enum | Kw::Match | Kw::Try | Kw::Fun | Kw::Begin)) => {
+                Err(unsupported(loc, &format!("'{}'", kw.as_str())))
+            }
             _ => Err(self.error_here(
-                "an instruction (let, acyclic, irreflexive, empty, flag, undefined_unless, with, include, show)",
+                "an instruction (let, acyclic, irreflexive, empty, flag, undefined_unless, with, include, show, procedure, call, if, forall)",
             )),
         }
+    }
+
+    /// Instructions up to (not including) one of the keywords `stops`.
+    fn stmts_until(&mut self, stops: &[Kw]) -> Result<Vec<Stmt>, Error> {
+        let mut out = Vec::new();
+        loop {
+            match self.tok() {
+                Tok::Kw(k) if stops.contains(k) => return Ok(out),
+                Tok::Eof => {
+                    let what: Vec<String> =
+                        stops.iter().map(|k| format!("'{}'", k.as_str())).collect();
+                    return Err(self.error_here(&what.join(" or ")));
+                }
+                _ => out.push(self.stmt()?),
+            }
+        }
+    }
+
+    /// `x`, `_`, `(a, b, ...)` or `()`: the parameters of a function or procedure.
+    fn params(&mut self) -> Result<Pattern, Error> {
+        if self.eat(&Tok::Underscore) {
+            return Ok(Pattern {
+                names: vec![None],
+                tuple: false,
+            });
+        }
+        if let Tok::Ident(_) = self.tok() {
+            let (n, _) = self.ident("a parameter")?;
+            return Ok(Pattern {
+                names: vec![Some(n)],
+                tuple: false,
+            });
+        }
+        self.expect(&Tok::LParen, "a parameter or '('")?;
+        let mut names: Vec<Option<String>> = Vec::new();
+        if !self.eat(&Tok::RParen) {
+            loop {
+                if self.eat(&Tok::Underscore) {
+                    names.push(None);
+                } else {
+                    let (p, ploc) = self.ident("a parameter name")?;
+                    if names.iter().any(|q| q.as_deref() == Some(p.as_str())) {
+                        return Err(Error::new(ploc, format!("duplicate parameter '{p}'")));
+                    }
+                    names.push(Some(p));
+                }
+                if self.eat(&Tok::RParen) {
+                    break;
+                }
+                self.expect(&Tok::Comma, "',' or ')'")?;
+            }
+        }
+        let tuple = names.len() != 1;
+        Ok(Pattern { names, tuple })
     }
 
     fn let_stmt(&mut self) -> Result<Stmt, Error> {
@@ -237,7 +363,22 @@ impl Parser<'_> {
             return Err(unsupported(self.loc(), "a tuple pattern"));
         }
         let (name, loc) = self.ident("a name to bind")?;
-        let params = if self.eat(&Tok::LParen) {
+        let params = if matches!(self.tok(), Tok::Ident(_) | Tok::Underscore) {
+            // `let f x = e`: a function of one argument.
+            let (p, ploc) = match self.tok().clone() {
+                Tok::Ident(p) => {
+                    let l = self.loc();
+                    self.advance();
+                    (p, l)
+                }
+                _ => {
+                    let l = self.loc();
+                    self.advance();
+                    ("_".to_string(), l)
+                }
+            };
+            Some(vec![(p, ploc)])
+        } else if self.eat(&Tok::LParen) {
             let mut ps = Vec::new();
             if !self.eat(&Tok::RParen) {
                 loop {
@@ -296,8 +437,15 @@ impl Parser<'_> {
 
     // ----- expressions ---------------------------------------------------------
 
-    /// Parses an expression.
+    /// Parses an expression: `let ... in`, `fun`, `try`, `match` and `if`
+    /// at this level only (as in herd's grammar, they are not operands).
     fn expr(&mut self) -> Result<Expr, Error> {
+        if matches!(
+            self.tok(),
+            Tok::Kw(Kw::Let | Kw::Fun | Kw::Try | Kw::Match | Kw::If)
+        ) {
+            return self.keyword_expr();
+        }
         self.right_assoc(0)
     }
 
@@ -398,7 +546,210 @@ impl Parser<'_> {
         }
     }
 
+    /// Whether the current token can start an argument of an application
+    /// by juxtaposition (`f x`, `f (a, b)`, `f {}`, `f [S]`).
+    fn starts_arg(&self) -> bool {
+        matches!(
+            self.tok(),
+            Tok::Ident(_)
+                | Tok::Zero
+                | Tok::Underscore
+                | Tok::LParen
+                | Tok::LBracket
+                | Tok::LBrace
+                | Tok::Kw(Kw::Begin)
+        ) && !matches!(self.tok(), Tok::Ident(w) if w == "catdep")
+    }
+
+    /// One argument of an application: a name or a simple expression
+    /// (`(...)`, `{...}`, `[...]`, `0`, `_`, `begin ... end`).
+    fn arg(&mut self) -> Result<Expr, Error> {
+        let loc = self.loc();
+        if let Tok::Ident(name) = self.tok().clone() {
+            self.advance();
+            return Ok(Expr {
+                kind: ExprKind::Var(name),
+                loc,
+            });
+        }
+        self.simple()
+    }
+
     fn primary(&mut self) -> Result<Expr, Error> {
+        match self.tok().clone() {
+            Tok::Kw(Kw::Let | Kw::Fun | Kw::Try | Kw::Match | Kw::If) => {
+                Err(self.error_here("an expression"))
+            }
+            _ => self.operand(),
+        }
+    }
+
+    fn keyword_expr(&mut self) -> Result<Expr, Error> {
+        let loc = self.loc();
+        match self.tok().clone() {
+            Tok::Ident(name) => {
+                self.advance();
+                if !self.starts_arg() {
+                    return Ok(Expr {
+                        kind: ExprKind::Var(name),
+                        loc,
+                    });
+                }
+                let first = self.arg()?;
+                let args = match first.kind {
+                    ExprKind::Tuple(es) if first_was_paren(&self.tokens, self.i) => es,
+                    kind => vec![Expr {
+                        kind,
+                        loc: first.loc,
+                    }],
+                };
+                let mut e = Expr {
+                    kind: ExprKind::App { func: name, args },
+                    loc,
+                };
+                while self.starts_arg() {
+                    let a = self.arg()?;
+                    e = Expr {
+                        kind: ExprKind::Apply {
+                            func: Box::new(e),
+                            arg: Box::new(a),
+                        },
+                        loc,
+                    };
+                }
+                Ok(e)
+            }
+            Tok::Kw(Kw::Let) => {
+                self.advance();
+                let rec = self.eat(&Tok::Kw(Kw::Rec));
+                let mut bindings = vec![self.binding()?];
+                while self.eat(&Tok::Kw(Kw::And)) {
+                    bindings.push(self.binding()?);
+                }
+                self.expect(&Tok::Kw(Kw::In), "'in'")?;
+                let body = self.expr()?;
+                Ok(Expr {
+                    kind: ExprKind::LetIn {
+                        rec,
+                        bindings,
+                        body: Box::new(body),
+                    },
+                    loc,
+                })
+            }
+            Tok::Kw(Kw::Fun) => {
+                self.advance();
+                let params = self.params()?;
+                self.expect(&Tok::Arrow, "'->'")?;
+                let body = self.expr()?;
+                Ok(Expr {
+                    kind: ExprKind::Fun {
+                        params,
+                        body: Box::new(body),
+                    },
+                    loc,
+                })
+            }
+            Tok::Kw(Kw::Try) => {
+                self.advance();
+                let a = self.expr()?;
+                self.expect(&Tok::Kw(Kw::With), "'with'")?;
+                let b = self.expr()?;
+                Ok(Expr {
+                    kind: ExprKind::Try(Box::new(a), Box::new(b)),
+                    loc,
+                })
+            }
+            Tok::Kw(Kw::If) => {
+                self.advance();
+                let variant = match self.tok().clone() {
+                    Tok::Str(v) => {
+                        self.advance();
+                        v
+                    }
+                    _ => {
+                        return Err(unsupported(
+                            self.loc(),
+                            "'if' on a condition other than a \"variant\"",
+                        ));
+                    }
+                };
+                self.expect(&Tok::Kw(Kw::Then), "'then'")?;
+                let then = self.expr()?;
+                self.expect(&Tok::Kw(Kw::Else), "'else'")?;
+                let els = self.expr()?;
+                Ok(Expr {
+                    kind: ExprKind::IfVariant {
+                        variant,
+                        then: Box::new(then),
+                        els: Box::new(els),
+                    },
+                    loc,
+                })
+            }
+            Tok::Kw(Kw::Match) => self.match_set(loc),
+            _ => self.simple(),
+        }
+    }
+
+    /// A name (possibly applied) or a simple expression.
+    fn operand(&mut self) -> Result<Expr, Error> {
+        self.keyword_expr()
+    }
+
+    /// `match e with [||] {} -> e1 || x ++ s -> e2 end` (either clause first).
+    fn match_set(&mut self, loc: Loc) -> Result<Expr, Error> {
+        self.advance();
+        let scrutinee = self.expr()?;
+        self.expect(&Tok::Kw(Kw::With), "'with'")?;
+        self.eat(&Tok::BarBar);
+        let mut empty = None;
+        let mut elem = None;
+        for k in 0..2 {
+            if k == 1 {
+                self.expect(&Tok::BarBar, "'||'")?;
+            }
+            if *self.tok() == Tok::LBrace {
+                self.advance();
+                self.expect(&Tok::RBrace, "'}' (the empty-set pattern '{}')")?;
+                self.expect(&Tok::Arrow, "'->'")?;
+                empty = Some(self.expr()?);
+            } else {
+                let x = self.pat_name()?;
+                self.expect(&Tok::PlusPlus, "'++'")?;
+                let r = self.pat_name()?;
+                self.expect(&Tok::Arrow, "'->'")?;
+                elem = Some((x, r, self.expr()?));
+            }
+        }
+        self.expect(&Tok::Kw(Kw::End), "'end'")?;
+        let (Some(empty), Some((x, r, nonempty))) = (empty, elem) else {
+            return Err(Error::new(
+                loc,
+                "a set match needs one '{} -> ...' clause and one 'x ++ s -> ...' clause",
+            ));
+        };
+        Ok(Expr {
+            kind: ExprKind::MatchSet {
+                scrutinee: Box::new(scrutinee),
+                empty: Box::new(empty),
+                elem: x,
+                rest: r,
+                nonempty: Box::new(nonempty),
+            },
+            loc,
+        })
+    }
+
+    fn pat_name(&mut self) -> Result<String, Error> {
+        if self.eat(&Tok::Underscore) {
+            return Ok("_".to_string());
+        }
+        Ok(self.ident("a name, '_' or '{}'")?.0)
+    }
+
+    /// Simple expressions: `0`, `_`, `(e)`, `(e1, e2)`, `()`, `{...}`, `[e]`, `begin e end`.
+    fn simple(&mut self) -> Result<Expr, Error> {
         let loc = self.loc();
         let kind = match self.tok().clone() {
             Tok::Zero => {
@@ -409,36 +760,24 @@ impl Parser<'_> {
                 self.advance();
                 ExprKind::Universe
             }
-            Tok::Ident(name) => {
-                self.advance();
-                if *self.tok() == Tok::LParen {
-                    self.advance();
-                    let mut args = Vec::new();
-                    if !self.eat(&Tok::RParen) {
-                        loop {
-                            args.push(self.expr()?);
-                            if self.eat(&Tok::RParen) {
-                                break;
-                            }
-                            self.expect(&Tok::Comma, "',' or ')'")?;
-                        }
-                    }
-                    ExprKind::App { func: name, args }
-                } else {
-                    ExprKind::Var(name)
-                }
-            }
             Tok::LParen => {
                 self.advance();
-                if *self.tok() == Tok::RParen {
-                    return Err(unsupported(loc, "the empty tuple '()'"));
+                if self.eat(&Tok::RParen) {
+                    ExprKind::Tuple(Vec::new())
+                } else {
+                    let e = self.expr()?;
+                    if *self.tok() == Tok::Comma {
+                        let mut es = vec![e];
+                        while self.eat(&Tok::Comma) {
+                            es.push(self.expr()?);
+                        }
+                        self.expect(&Tok::RParen, "',' or ')'")?;
+                        ExprKind::Tuple(es)
+                    } else {
+                        self.expect(&Tok::RParen, "')'")?;
+                        return Ok(e);
+                    }
                 }
-                let e = self.expr()?;
-                if *self.tok() == Tok::Comma {
-                    return Err(unsupported(self.loc(), "a tuple"));
-                }
-                self.expect(&Tok::RParen, "')'")?;
-                return Ok(e);
             }
             Tok::Kw(Kw::Begin) => {
                 self.advance();
@@ -452,18 +791,31 @@ impl Parser<'_> {
                 self.expect(&Tok::RBracket, "']'")?;
                 ExprKind::Unary(UnOp::ToId, Box::new(e))
             }
-            Tok::LBrace => return Err(unsupported(loc, "an explicit set '{...}'")),
-            Tok::Tag(t) => return Err(unsupported(loc, &format!("the tag '{t}"))),
-            Tok::Kw(kw @ (Kw::Fun | Kw::Match | Kw::Try | Kw::If)) => {
-                return Err(unsupported(
-                    loc,
-                    &format!("'{}' in an expression", kw.as_str()),
-                ));
+            Tok::LBrace => {
+                self.advance();
+                let mut es = Vec::new();
+                if !self.eat(&Tok::RBrace) {
+                    loop {
+                        es.push(self.expr()?);
+                        if self.eat(&Tok::RBrace) {
+                            break;
+                        }
+                        self.expect(&Tok::Comma, "',' or '}'")?;
+                    }
+                }
+                ExprKind::ExplicitSet(es)
             }
+            Tok::Tag(t) => return Err(unsupported(loc, &format!("the tag '{t}"))),
             _ => return Err(self.error_here("an expression")),
         };
         Ok(Expr { kind, loc })
     }
+}
+
+/// Whether the argument just parsed (ending before token `i`) was written
+/// in parentheses, i.e. `f(a, b)` rather than `f t` with `t` a tuple.
+fn first_was_paren(tokens: &[Token], i: usize) -> bool {
+    i > 0 && tokens[i - 1].tok == Tok::RParen
 }
 
 fn binary(op: BinOp, op_loc: Loc, lhs: Expr, rhs: Expr) -> Expr {
@@ -502,6 +854,18 @@ mod tests {
                     args.iter().map(show).collect::<Vec<_>>().join(", ")
                 )
             }
+            ExprKind::Apply { func, arg } => format!("({} {})", show(func), show(arg)),
+            ExprKind::Tuple(es) => {
+                format!("({})", es.iter().map(show).collect::<Vec<_>>().join(", "))
+            }
+            ExprKind::ExplicitSet(es) => {
+                format!("{{{}}}", es.iter().map(show).collect::<Vec<_>>().join(", "))
+            }
+            ExprKind::Fun { body, .. } => format!("fun -> {}", show(body)),
+            ExprKind::LetIn { body, .. } => format!("let in {}", show(body)),
+            ExprKind::MatchSet { scrutinee, .. } => format!("match {}", show(scrutinee)),
+            ExprKind::Try(a, b) => format!("try {} with {}", show(a), show(b)),
+            ExprKind::IfVariant { variant, .. } => format!("if {variant}"),
         }
     }
 
@@ -610,6 +974,28 @@ include "x.cat"
     }
 
     #[test]
+    fn functional_tier() {
+        assert_eq!(parse_expr("f e ++ g S"), "(f(e) ++ g(S))");
+        assert_eq!(parse_expr("domain r | range r"), "(domain(r) | range(r))");
+        assert_eq!(parse_expr("f (a, b | c)"), "f(a, (b | c))");
+        assert_eq!(parse_expr("f a b"), "(f(a) b)");
+        assert_eq!(parse_expr("(a, b)"), "(a, b)");
+        assert_eq!(parse_expr("{}"), "{}");
+        assert_eq!(parse_expr("try X with {}"), "try X with {}");
+        assert_eq!(parse_expr("r ^ -1"), "r^-1");
+        let f = parse_file(
+            "# a comment\nlet map f = let rec m S = match S with || {} -> {} || e ++ S -> f e ++ m S end in m\nprocedure p(a, b) = empty a \\ b end\ncall p(x, y) as q\nif \"v\" let a = 0 else let a = po end",
+            0,
+        )
+        .unwrap();
+        assert_eq!(f.stmts.len(), 4);
+        assert!(matches!(&f.stmts[1], Stmt::Procedure { body, .. } if body.len() == 1));
+        assert!(
+            matches!(&f.stmts[2], Stmt::Call { args, label: Some(l), .. } if args.len() == 2 && l == "q")
+        );
+    }
+
+    #[test]
     fn titles() {
         assert_eq!(
             parse_file("PTX\nlet x = 0", 0).unwrap().title.as_deref(),
@@ -634,10 +1020,10 @@ include "x.cat"
         assert_eq!(e.loc.pos, Pos { line: 1, col: 17 });
         let e = parse_file("acyclic po as", 0).unwrap_err();
         assert_eq!(e.loc.pos, Pos { line: 1, col: 14 });
-        let e = parse_file("let x = po\nprocedure p() = end", 0).unwrap_err();
+        let e = parse_file("let x = po\nenum e = 'a", 0).unwrap_err();
         assert!(e.message.contains("not supported"));
         assert_eq!(e.loc.pos, Pos { line: 2, col: 1 });
-        let e = parse_file("let x = {}", 0).unwrap_err();
-        assert!(e.message.contains("explicit set"));
+        let e = parse_file("let x = match s with {} -> 0 end", 0).unwrap_err();
+        assert_eq!(e.expected.as_deref(), Some("'||'"));
     }
 }

@@ -11,6 +11,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Args)]
 pub struct BenchArgs {
+    #[command(flatten)]
+    pub cat: super::CatArgs,
     /// Model override (default: by arch).
     #[arg(long)]
     pub model: Option<String>,
@@ -64,7 +66,8 @@ pub fn bench(a: BenchArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let opts = options(&a.limits);
+    let mut opts = options(&a.limits);
+    a.cat.apply(&mut opts);
     let cache = ModelCache::default();
     // (wall seconds, per-file (name, seconds, candidates), failures) of the fastest run.
     type Run = (f64, Vec<(String, f64, u64, usize)>, usize);

@@ -30,6 +30,7 @@ macro_rules! out {
 }
 
 pub mod bench;
+pub mod compare;
 pub mod conform;
 pub mod convert;
 pub mod run;
@@ -47,6 +48,41 @@ pub struct Limits {
     /// Give up on a test whose thread path has more events than this.
     #[arg(long, default_value_t = 256)]
     pub max_events: usize,
+    /// Operational models: give up on a test after this many machine states.
+    #[arg(long, default_value_t = 2_000_000)]
+    pub max_states: usize,
+}
+
+/// How user models are loaded, as herd does (`-I`, `-variant`).
+#[derive(Args, Clone)]
+pub struct CatArgs {
+    /// Directory searched for a model's includes and for herd's stdlib.cat
+    /// (repeatable; also the LITMIX_CAT_PATH environment variable).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub include: Vec<std::path::PathBuf>,
+    /// Set a model variant for `if "NAME"` (repeatable; herd's -variant).
+    #[arg(long, value_name = "NAME")]
+    pub variant: Vec<String>,
+    /// Treat upper-case names no front end defines as empty sets (with a
+    /// warning) instead of errors.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+impl CatArgs {
+    /// Configures model loading and the engine options.
+    pub fn apply(&self, opts: &mut CheckOptions) {
+        litmix::models::configure(litmix::models::LoadConfig {
+            include_dirs: self.include.clone(),
+            variants: self.variant.clone(),
+        });
+        if self.lenient {
+            eprintln!(
+                "litmix: warning: --lenient: upper-case names no front end defines are empty sets"
+            );
+        }
+        opts.lenient = self.lenient;
+    }
 }
 
 /// The engine options for these limits.
@@ -55,6 +91,7 @@ pub fn options(l: &Limits) -> CheckOptions {
         unroll: l.unroll,
         max_candidates: l.max_candidates,
         max_events: l.max_events,
+        max_states: l.max_states,
         ..CheckOptions::default()
     }
 }

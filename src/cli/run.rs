@@ -11,6 +11,14 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct RunArgs {
+    #[command(flatten)]
+    pub cat: super::CatArgs,
+    /// Print exactly herd7's lines (`[x]` locations, `Undef`, no litmix notes).
+    #[arg(long)]
+    pub herd_identical: bool,
+    /// Print integers in hexadecimal (herd's -hexa).
+    #[arg(long)]
+    pub hexa: bool,
     /// Model: a built-in name (see `litmix models`) or a .cat file. Default: by the test's arch.
     #[arg(long)]
     pub model: Option<String>,
@@ -25,6 +33,10 @@ pub struct RunArgs {
     /// Write Graphviz files of witness executions into this directory.
     #[arg(long, value_name = "DIR")]
     pub dot: Option<PathBuf>,
+    /// Operational models: print a transition sequence reaching each outcome
+    /// the condition asks about (or say that none is reachable).
+    #[arg(long)]
+    pub trace: bool,
     #[command(flatten)]
     pub limits: Limits,
     /// Litmus files or directories.
@@ -40,7 +52,9 @@ pub fn run(a: RunArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     let mut opts = options(&a.limits);
+    a.cat.apply(&mut opts);
     opts.why = a.why;
+    opts.trace = a.trace;
     opts.keep_witnesses = if a.dot.is_some() { 4 } else { 0 };
     if let Some(dir) = &a.dot
         && let Err(e) = std::fs::create_dir_all(dir)
@@ -85,7 +99,22 @@ pub fn run(a: RunArgs) -> ExitCode {
                         report::json::result(file, test, result)
                     ));
                 } else {
-                    emit(writeln!(out, "{}", report::herd::block(test, result)));
+                    let style = report::herd::HerdStyle {
+                        identical: a.herd_identical,
+                        hexa: a.hexa,
+                    };
+                    emit(writeln!(
+                        out,
+                        "{}",
+                        report::herd::block_with(test, result, style)
+                    ));
+                    if a.trace {
+                        emit(write!(
+                            out,
+                            "{}",
+                            litmix::op::judge::trace_text(test, result)
+                        ));
+                    }
                     if a.why {
                         let why = report::why::explain(test, result);
                         if !why.is_empty() {
@@ -94,6 +123,20 @@ pub fn run(a: RunArgs) -> ExitCode {
                     }
                 }
                 if let Some(dir) = &a.dot {
+                    if let Some(op) = &result.operational {
+                        for (i, t) in op.traces.iter().enumerate() {
+                            let title = format!("{} ({}) {}", result.test, result.model, t.outcome);
+                            let path =
+                                dir.join(format!("{}-{}.dot", sanitize(&result.test), i + 1));
+                            if let Err(e) = std::fs::write(
+                                &path,
+                                litmix::op::judge::dot_constraints(&title, &t.final_view),
+                            ) {
+                                eprintln!("litmix: cannot write {}: {e}", path.display());
+                                failed = true;
+                            }
+                        }
+                    }
                     for (i, w) in result.witnesses.iter().enumerate() {
                         let title = format!("{} ({}) witness {}", result.test, result.model, i + 1);
                         let path = dir.join(format!("{}-{}.dot", sanitize(&result.test), i + 1));

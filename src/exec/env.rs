@@ -1,12 +1,8 @@
 //! Presents one candidate execution to the cat interpreter: the predefined
 //! sets and relations of docs/cat-environment.md.
 
-use super::CheckError;
-use super::candidate::{Eval, Skeleton, Values};
-use super::thread::EventKind;
+use super::candidate::Skeleton;
 use crate::cat::Environment;
-use crate::diag::Diagnostic;
-use crate::ir::Value;
 use crate::rel::{BitSet, Relation};
 
 /// A candidate: its skeleton plus the chosen `rf`, `co` and barrier matching.
@@ -15,6 +11,8 @@ pub struct CandidateEnv<'s, 'a> {
     rf: &'s Relation,
     co: &'s Relation,
     bar: &'s Relation,
+    /// `--lenient`: an unknown upper-case name is an empty set, not an error.
+    lenient: bool,
 }
 
 impl<'s, 'a> CandidateEnv<'s, 'a> {
@@ -25,21 +23,111 @@ impl<'s, 'a> CandidateEnv<'s, 'a> {
         co: &'s Relation,
         bar: &'s Relation,
     ) -> Self {
-        CandidateEnv { skel, rf, co, bar }
+        CandidateEnv {
+            skel,
+            rf,
+            co,
+            bar,
+            lenient: false,
+        }
+    }
+
+    /// With `lenient`, an upper-case name no front end defines is an empty
+    /// set (herd's habit) instead of an error.
+    pub fn lenient(mut self, lenient: bool) -> Self {
+        self.lenient = lenient;
+        self
     }
 
     fn rel(&self, name: &str) -> &Relation {
         &self.skel.rels[name]
     }
+
+    /// herd's `pco` (computed by herd for `cos-ok-opt.cat`): the coherence
+    /// edges the program order and `rf` force, plus init-first.
+    fn pco(&self) -> Relation {
+        let w = self.set_or_empty("W");
+        let r = self.set_or_empty("R");
+        let iw = self.set_or_empty("IW");
+        let po_loc = self.rel("po").intersection(self.rel("loc"));
+        let invrf = self.rf.inverse();
+        let id = Relation::identity(self.skel.len());
+        let ww = po_loc.intersection(&Relation::cartesian(&w, &w));
+        let rw = self
+            .rf
+            .compose(&po_loc.intersection(&Relation::cartesian(&r, &w)));
+        let wr = po_loc
+            .intersection(&Relation::cartesian(&w, &r))
+            .compose(&invrf)
+            .difference(&id);
+        let rr = self
+            .rf
+            .compose(&po_loc.intersection(&Relation::cartesian(&r, &r)))
+            .compose(&invrf)
+            .difference(&id);
+        let co0 = self
+            .rel("loc")
+            .intersection(&Relation::cartesian(&iw, &w.diff(&iw)));
+        ww.union(&rw).union(&wr).union(&rr).union(&co0)
+    }
+
+    fn has_tag(&self, tag: &str) -> bool {
+        self.skel.sets.get(tag).is_some_and(|s| !s.is_empty())
+    }
+
+    fn set_or_empty(&self, name: &str) -> BitSet {
+        self.skel
+            .sets
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| BitSet::new(self.skel.len()))
+    }
+
+    /// herd's names for sets litmix spells differently (`docs/cat-environment.md`).
+    fn herd_set(&self, name: &str) -> Option<BitSet> {
+        let n = self.skel.len();
+        Some(match name {
+            // The co-last writes; with `co` left to the model (empty here),
+            // every write, so that stdlib's `co0` keeps only init-first.
+            "FW" => {
+                let w = self.set_or_empty("W");
+                BitSet::from_indices(n, w.iter().filter(|&e| self.co.successors(e).is_empty()))
+            }
+            "Exp" => self.set_or_empty("M"),
+            "NExp" => BitSet::new(n),
+            // x86 locked accesses.
+            "X" if self.has_tag("X86") => self.set_or_empty("RMW").inter(&self.set_or_empty("X86")),
+            // C/OpenCL atomic accesses.
+            "A" if self.has_tag("C") => {
+                let mut a = BitSet::new(n);
+                for t in ["RLX", "ACQ", "REL", "ACQ_REL", "SC"] {
+                    a.union_with(&self.set_or_empty(t));
+                }
+                // herd's volatile accesses are not atomic (litmix reads them
+                // as relaxed, see docs/language-models.md).
+                a.inter(&self.set_or_empty("M"))
+                    .diff(&self.set_or_empty("VOL"))
+            }
+            _ => return None,
+        })
+    }
 }
 
 /// Predefined names whose value depends on the candidate's `rf`/`co`.
 const DYNAMIC: &[&str] = &[
-    "rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "bar",
+    "rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "bar", "FW", "pco",
 ];
 
-/// True for names that denote tags (upper case, digits, `_`): unknown ones
-/// are empty sets rather than errors.
+/// Tags some front end emits (docs/cat-environment.md): a model may name
+/// them in any test, where no event carries them they are empty sets.
+pub const KNOWN_TAGS: &[&str] = &[
+    "R", "W", "M", "F", "IW", "RMW", "BAR", "WEAK", "RLX", "ACQ", "REL", "ACQ_REL", "SC", "CTA",
+    "GPU", "SYS", "CPU", "VOL", "SYNC", "ARRIVE", "RED", "PTX", "X86", "MFENCE", "SURFACE",
+    "TEXTURE", "CONSTANT", "PROXY", "ALIAS", "GENERIC", "C", "OPENCL", "NA", "WI", "WG", "DEV",
+    "GLOBAL", "LOCAL", "NAL", "REMOTE",
+];
+
+/// True for names that denote tags (upper case, digits, `_`).
 pub fn is_tag_name(name: &str) -> bool {
     name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
         && name
@@ -55,8 +143,12 @@ impl Environment for CandidateEnv<'_, '_> {
     fn set(&self, name: &str) -> Option<BitSet> {
         match self.skel.sets.get(name) {
             Some(s) => Some(s.clone()),
-            None if is_tag_name(name) => Some(BitSet::new(self.skel.len())),
-            None => None,
+            None if KNOWN_TAGS.contains(&name) => Some(BitSet::new(self.skel.len())),
+            None => match self.herd_set(name) {
+                Some(s) => Some(s),
+                None if self.lenient && is_tag_name(name) => Some(BitSet::new(self.skel.len())),
+                None => None,
+            },
         }
     }
 
@@ -72,6 +164,12 @@ impl Environment for CandidateEnv<'_, '_> {
             "fre" => fr(self.rf, self.co).intersection(self.rel("ext")),
             "fri" => fr(self.rf, self.co).intersection(self.rel("int")),
             "bar" => self.bar.clone(),
+            "iico_data" | "iico_ctrl" | "rf-reg" => Relation::new(self.skel.len()),
+            "pco" => self.pco(),
+            // litmix's events are herd's events of one instruction instance
+            // each (an RMW's read and write play herd's single C RMW event),
+            // so these relate each event to itself.
+            "sm" | "si" | "same-instance" => Relation::identity(self.skel.len()),
             _ => return self.skel.rels.get(name).cloned(),
         })
     }
@@ -79,71 +177,12 @@ impl Environment for CandidateEnv<'_, '_> {
     /// Everything but `rf`, `co` and what is derived from them (including
     /// `bar`, whose operands may be read values) is fixed by the skeleton.
     fn is_static(&self, name: &str) -> bool {
-        !DYNAMIC.contains(&name)
+        // `FW` follows `co`; when the model builds `co` (empty here), it
+        // is every write, whatever `rf`.
+        (name == "FW" && self.co.is_empty()) || !DYNAMIC.contains(&name)
     }
 }
 
 fn fr(rf: &Relation, co: &Relation) -> Relation {
     rf.inverse().compose(co)
-}
-
-/// Matches barrier events: same id and count values, same occurrence number
-/// of that (id, count) in their threads, and the same instance of every
-/// scope level the barrier is tagged with (`CTA` → same `cta`).
-pub fn barrier_relation(skel: &Skeleton, values: &Values) -> Result<Relation, CheckError> {
-    let n = skel.len();
-    let mut bar = Relation::new(n);
-    // (event, key, occurrence)
-    let mut keyed: Vec<(usize, (Value, Option<Value>), usize)> = Vec::new();
-    for (t, p) in skel.paths.iter().enumerate() {
-        let mut seen: Vec<((Value, Option<Value>), usize)> = Vec::new();
-        for (i, e) in p.events.iter().enumerate() {
-            let (EventKind::Barrier(_), Some((id, count))) = (e.kind, &e.barrier) else {
-                continue;
-            };
-            let g = skel.global(t, i);
-            let eval = |s: &super::thread::Sym| -> Result<Value, CheckError> {
-                match values.sym(t, s, &mut Vec::new()) {
-                    Eval::Known(v) => Ok(v),
-                    _ => {
-                        let ins = &skel.test.threads[t].code[e.instr];
-                        Err(CheckError::Diagnostic(Diagnostic::new(
-                            skel.test.name.clone(),
-                            ins.pos,
-                            "barrier operand has no value in this execution",
-                        )))
-                    }
-                }
-            };
-            let key = (eval(id)?, count.as_ref().map(|c| eval(c)).transpose()?);
-            let occ = match seen.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, c)) => {
-                    *c += 1;
-                    *c
-                }
-                None => {
-                    seen.push((key, 0));
-                    0
-                }
-            };
-            keyed.push((g, key, occ));
-        }
-    }
-    let levels = super::candidate::scope_levels(skel.test);
-    for &(a, ka, oa) in &keyed {
-        for &(b, kb, ob) in &keyed {
-            if a == b || ka != kb || oa != ob {
-                continue;
-            }
-            let same_scope = levels.iter().all(|l| {
-                let tag = l.to_ascii_uppercase();
-                let tagged = |e: usize| skel.sets.get(&tag).is_some_and(|s| s.contains(e));
-                !(tagged(a) || tagged(b)) || skel.rels[l.as_str()].contains(a, b)
-            });
-            if same_scope {
-                bar.add(a, b);
-            }
-        }
-    }
-    Ok(bar)
 }

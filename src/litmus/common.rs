@@ -206,8 +206,40 @@ pub fn parse_tail(
                     .err(t.pos, "unsupported 'filter' clause")
                     .expected(CONDITION_EXPECTED));
             }
+            // herd's `regions: x:PROP ...` (memory regions): no effect on
+            // litmix's models, skipped up to the next clause.
+            Some("regions") => {
+                p.next()?;
+                loop {
+                    let t = p.peek()?;
+                    if t.is_eof()
+                        || t.is_punct("~")
+                        || t.ident().is_some_and(|s| {
+                            matches!(s, "exists" | "forall" | "locations" | "scopes" | "filter")
+                        })
+                    {
+                        break;
+                    }
+                    p.next()?;
+                }
+            }
             _ => break,
         }
+    }
+    // herd accepts a test without a final condition: every execution is
+    // reported, as for `forall true`.
+    if p.peek()?.is_eof() {
+        for (t, b) in threads.iter_mut().zip(builds) {
+            t.placement = b.placement;
+            t.reg_init = b.reg_init;
+        }
+        return Ok((
+            observed,
+            Condition {
+                quantifier: Quantifier::Forall,
+                prop: Prop::True,
+            },
+        ));
     }
     let condition = parse_condition(&mut p, &mut builds, locs)?;
     for (t, b) in threads.iter_mut().zip(builds) {

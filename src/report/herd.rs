@@ -2,7 +2,17 @@
 
 use super::{prop_text, state_text};
 use crate::exec::CheckResult;
-use crate::ir::{Quantifier, Test};
+use crate::ir::{CmpOp, Prop, Quantifier, Term, Test, Value};
+
+/// How closely to follow herd7's output.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HerdStyle {
+    /// Exactly herd7's lines: `[x]` for memory locations, `not (...)`,
+    /// `Undef` / `Flag *undef*`, and none of litmix's notes and warnings.
+    pub identical: bool,
+    /// Integers in hexadecimal (herd's `-hexa`).
+    pub hexa: bool,
+}
 
 /// `exists (1:r0=1 /\ 1:r1=0)` etc.
 pub fn condition_text(test: &Test) -> String {
@@ -29,6 +39,154 @@ pub fn undefined_note(r: &CheckResult) -> Option<String> {
 
 /// The block herd7 prints for one test.
 pub fn block(test: &Test, r: &CheckResult) -> String {
+    block_with(test, r, HerdStyle::default())
+}
+
+fn value_herd(test: &Test, v: Value, style: HerdStyle) -> String {
+    match v {
+        Value::Int(i) if style.hexa => {
+            if i < 0 {
+                format!("-0x{:x}", -(i as i128))
+            } else {
+                format!("0x{i:x}")
+            }
+        }
+        _ => crate::exec::value_text(test, v),
+    }
+}
+
+fn term_herd(test: &Test, t: &Term, style: HerdStyle) -> String {
+    match t {
+        Term::Loc(_) => format!("[{}]", crate::exec::term_name(test, t)),
+        Term::Const(v) => value_herd(test, *v, style),
+        _ => crate::exec::term_name(test, t),
+    }
+}
+
+/// A proposition as herd7 prints it (`[x]=1`, `not (0:r0=1)`).
+pub fn prop_herd(test: &Test, p: &Prop, style: HerdStyle) -> String {
+    fn go(test: &Test, p: &Prop, parent: u8, style: HerdStyle, out: &mut String) {
+        match p {
+            Prop::True => out.push_str("true"),
+            Prop::False => out.push_str("false"),
+            Prop::Cmp(CmpOp::Ne, a, b) => {
+                out.push_str(&format!(
+                    "not ({}={})",
+                    term_herd(test, a, style),
+                    term_herd(test, b, style)
+                ));
+            }
+            Prop::Cmp(c, a, b) => {
+                let op = match c {
+                    CmpOp::Eq => "=",
+                    CmpOp::Ne => "!=",
+                    CmpOp::Lt => "<",
+                    CmpOp::Le => "<=",
+                    CmpOp::Gt => ">",
+                    CmpOp::Ge => ">=",
+                };
+                out.push_str(&term_herd(test, a, style));
+                out.push_str(op);
+                out.push_str(&term_herd(test, b, style));
+            }
+            Prop::Not(a) => {
+                out.push_str("not (");
+                go(test, a, 0, style, out);
+                out.push(')');
+            }
+            Prop::And(a, b) | Prop::Or(a, b) => {
+                let (prec, op) = if matches!(p, Prop::And(..)) {
+                    (2, " /\\ ")
+                } else {
+                    (1, " \\/ ")
+                };
+                if parent > prec {
+                    out.push('(');
+                }
+                go(test, a, prec, style, out);
+                out.push_str(op);
+                go(test, b, prec, style, out);
+                if parent > prec {
+                    out.push(')');
+                }
+            }
+        }
+    }
+    let mut s = String::new();
+    go(test, p, 0, style, &mut s);
+    s
+}
+
+/// The block, in the given style.
+pub fn block_with(test: &Test, r: &CheckResult, style: HerdStyle) -> String {
+    if !style.identical && !style.hexa {
+        return block_litmix(test, r);
+    }
+    let kind = match r.quantifier {
+        Quantifier::Exists => "Allowed",
+        Quantifier::NotExists => "Forbidden",
+        Quantifier::Forall => "Required",
+    };
+    let mut out = format!("Test {} {kind}\nStates {}\n", r.test, r.states.len());
+    for state in r.states.keys() {
+        let mut line = String::new();
+        for (n, v) in r.observed.iter().zip(state) {
+            let n = if n.contains(':') {
+                n.clone()
+            } else {
+                format!("[{n}]")
+            };
+            line.push_str(&format!("{n}={}; ", value_herd(test, *v, style)));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    let undef = r.flags.contains("undefined");
+    out.push_str(if undef && style.identical {
+        "Undef\n"
+    } else if r.validated {
+        "Ok\n"
+    } else {
+        "No\n"
+    });
+    out.push_str(&format!(
+        "Witnesses\nPositive: {} Negative: {}\n",
+        r.positive, r.negative
+    ));
+    for f in &r.flags {
+        let f = if f == "undefined" {
+            "*undef*"
+        } else {
+            f.as_str()
+        };
+        out.push_str(&format!("Flag {f}\n"));
+    }
+    let q = match test.condition.quantifier {
+        Quantifier::Exists => "exists",
+        Quantifier::NotExists => "~exists",
+        Quantifier::Forall => "forall",
+    };
+    out.push_str(&format!(
+        "Condition {q} ({})\n",
+        prop_herd(test, &test.condition.prop, style)
+    ));
+    let obs = if r.positive == 0 {
+        "Never"
+    } else if r.negative == 0 {
+        "Always"
+    } else {
+        "Sometimes"
+    };
+    out.push_str(&format!(
+        "Observation {} {obs} {} {}\n",
+        r.test, r.positive, r.negative
+    ));
+    out.push_str(&format!("Time {} {:.2}\n", r.test, r.elapsed.as_secs_f64()));
+    out
+}
+
+/// litmix's herd-style block (with its notes and warnings).
+fn block_litmix(test: &Test, r: &CheckResult) -> String {
     let kind = match r.quantifier {
         Quantifier::Exists => "Allowed",
         Quantifier::NotExists => "Forbidden",
@@ -61,6 +219,12 @@ pub fn block(test: &Test, r: &CheckResult) -> String {
         out.push_str(&format!(
             "Warning: {} reads-from choice(s) had values depending on themselves (out of thin air) and were discarded\n",
             r.cyclic
+        ));
+    }
+    if r.barrier_deadlocks > 0 {
+        out.push_str(&format!(
+            "Warning: barrier-deadlock: in {} reads-from choice(s) some order of barrier arrivals leaves a thread waiting forever; those executions yield no final state\n",
+            r.barrier_deadlocks
         ));
     }
     out.push_str(&format!("Condition {}\n", condition_text(test)));

@@ -55,9 +55,9 @@ impl Default for ServeLimits {
         ServeLimits {
             body_bytes: 1 << 20,
             time: Duration::from_secs(10),
-            // Measured: the costliest shapes reach this many candidates in
-            // well under the time bound on one core (docs/decisions.md).
-            max_candidates: 200_000,
+            // A few seconds of search for the costliest shapes measured
+            // (docs/decisions.md); the time bound answers anyway.
+            max_candidates: 100_000,
             max_events: 128,
             max_paths: 10_000,
             unroll: 2,

@@ -1,0 +1,138 @@
+//! herd's own library run by litmix: every model file of
+//! `../shared/oracles/herd/libdir` loads, and every (model, test) pair of
+//! `expected/` prints herd7's output line for line (all but `Time` and
+//! `Hash`), in `--herd-identical` style. herd7's errors (a test it
+//! rejects) must be litmix errors too. Disagreements must be listed in
+//! `tests/herd-known-differences.csv` (see docs/known-differences.md).
+
+use litmix::driver::{FileOutcome, ModelCache, check_path};
+use litmix::exec::CheckOptions;
+use litmix::report::herd::{HerdStyle, block_with};
+use std::path::{Path, PathBuf};
+
+fn herd_dir() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    ["../shared/oracles/herd", "../../shared/oracles/herd"]
+        .iter()
+        .map(|d| root.join(d))
+        .find(|d| d.is_dir())
+}
+
+fn known() -> Vec<(String, String)> {
+    let text = include_str!("herd-known-differences.csv");
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut f = l.split(',');
+            (
+                f.next().unwrap_or("").to_string(),
+                f.next().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn relevant(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !l.starts_with("Time ") && !l.starts_with("Hash=") && !l.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn configure(dir: &Path) {
+    litmix::models::configure(litmix::models::LoadConfig {
+        include_dirs: vec![dir.join("libdir")],
+        variants: Vec::new(),
+    });
+}
+
+#[test]
+fn every_library_model_loads() {
+    let Some(dir) = herd_dir() else {
+        eprintln!("skipping: ../shared/oracles/herd not found");
+        return;
+    };
+    configure(&dir);
+    let mut n = 0;
+    for e in std::fs::read_dir(dir.join("libdir")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "cat") {
+            litmix::models::load(p.to_str().unwrap())
+                .unwrap_or_else(|d| panic!("{} does not load:\n{}", p.display(), d.render()));
+            n += 1;
+        }
+    }
+    assert_eq!(n, 16, "libdir holds 16 models");
+}
+
+#[test]
+fn herd7_output_line_for_line() {
+    let Some(dir) = herd_dir() else {
+        eprintln!("skipping: ../shared/oracles/herd not found");
+        return;
+    };
+    configure(&dir);
+    let known = known();
+    let cache = ModelCache::default();
+    let opts = CheckOptions::default();
+    let style = HerdStyle {
+        identical: true,
+        hexa: false,
+    };
+    let mut compared = 0;
+    let mut agree = 0;
+    let mut bad = Vec::new();
+    for m in std::fs::read_dir(dir.join("expected")).unwrap() {
+        let mdir = m.unwrap().path();
+        let model = mdir.file_name().unwrap().to_str().unwrap().to_string();
+        let spec = dir.join("libdir").join(format!("{model}.cat"));
+        for t in std::fs::read_dir(&mdir).unwrap() {
+            let out = t.unwrap().path();
+            let test = out.file_stem().unwrap().to_str().unwrap().to_string();
+            let litmus = ["x86", "C"]
+                .iter()
+                .map(|d| dir.join("tests").join(d).join(format!("{test}.litmus")))
+                .find(|p| p.exists())
+                .unwrap();
+            let expected = std::fs::read_to_string(&out).unwrap();
+            compared += 1;
+            let outcomes = check_path(&litmus, Some(spec.to_str().unwrap()), &cache, &opts);
+            let ok = match (&outcomes[..], expected.starts_with("Warning:")) {
+                ([FileOutcome::Failed { .. }], true) => true,
+                (
+                    [
+                        FileOutcome::Checked {
+                            test: t, result, ..
+                        },
+                    ],
+                    false,
+                ) => relevant(&block_with(t, result, style)) == relevant(&expected),
+                _ => false,
+            };
+            let listed = known.iter().any(|(kt, km)| *kt == test && *km == model);
+            match (ok, listed) {
+                (true, false) => agree += 1,
+                (false, true) => {}
+                (true, true) => bad.push(format!("{model}/{test}: listed but agrees")),
+                (false, false) => {
+                    let got = match &outcomes[..] {
+                        [
+                            FileOutcome::Checked {
+                                test: t, result, ..
+                            },
+                        ] => block_with(t, result, style),
+                        [FileOutcome::Failed { message, .. }] => message.clone(),
+                        _ => "?".into(),
+                    };
+                    bad.push(format!(
+                        "{model}/{test}:\n--- herd7\n{expected}--- litmix\n{got}"
+                    ))
+                }
+            }
+        }
+    }
+    eprintln!("herd library: {agree} of {compared} (model, test) pairs identical");
+    assert_eq!(compared, 102, "the expected/ folder holds 102 outputs");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
