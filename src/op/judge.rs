@@ -97,6 +97,7 @@ pub fn run_machine<M: Machine>(
         rf_nodes: ex.transitions,
         cut_paths: 0,
         cyclic: 0,
+        barrier_deadlocks: 0,
         forbidden: Vec::new(),
         allowed_why: Vec::new(),
         witnesses: Vec::new(),
