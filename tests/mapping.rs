@@ -352,3 +352,26 @@ fn cli_mapping_file_errors_point_at_line_and_column() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn every_builtin_is_sound_to_bound_2() {
+    // Includes programs whose threads all run on CPUs (sc11-x86ptx), where
+    // sc11's wg/dev relations relate each thread to itself only.
+    for name in ["sc11-ptx", "sc11-x86ptx", "rc11-x86"] {
+        let m = litmix::mapping::load(name).unwrap();
+        let mut o = options(2, &[]);
+        o.max_threads = None;
+        o.max_locations = None;
+        let s = verify::run(&m, &o, &|_| {});
+        assert_eq!(
+            (s.counterexamples, s.errors),
+            (0, 0),
+            "{name}: {:?}",
+            s.found
+        );
+        assert!(s.sound > 10, "{name}: {s:?}");
+    }
+    let m = litmix::mapping::load("sc11-ptx-rmwsc-norel").unwrap();
+    let s = verify::run(&m, &options(2, &[]), &|_| {});
+    assert_eq!(s.errors, 0);
+}

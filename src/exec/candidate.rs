@@ -281,9 +281,11 @@ impl<'a> Skeleton<'a> {
 
 /// Scope levels whose relation every candidate provides, even when no
 /// thread is placed in one (the levels of the PTX and X86+PTX scope trees),
-/// so that a model naming `cta` or `gpu` also runs on an x86 test. Such a
-/// level relates events of the same thread (and init writes) only.
-pub const ALWAYS_LEVELS: &[&str] = &["cta", "gpu", "cpu"];
+/// so that a model naming `cta` or `gpu` also runs on an x86 test, and the
+/// language levels `wg`, `dev` so that scoped C/C++ runs on a program whose
+/// threads are all on CPUs (`P0@cpu`). Such a level relates events of the
+/// same thread (and init writes) only.
+pub const ALWAYS_LEVELS: &[&str] = &["cta", "gpu", "cpu", "wg", "dev"];
 
 /// Scope level names used by the test, plus `sys` (the root).
 pub fn scope_levels(test: &Test) -> Vec<String> {
