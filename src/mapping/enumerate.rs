@@ -652,8 +652,9 @@ mod tests {
     fn one_event_programs() {
         // One thread, one event: loads na + 3 atomic orders x 1 scope
         // (wg is narrowest, dev and sys cover the same single thread),
-        // stores likewise; a lone fence accesses nothing and is skipped.
-        assert_eq!(count(&space(1)), 8);
+        // stores likewise, RMWs 5 orders x 1 scope; a lone fence accesses
+        // nothing and is skipped: 4 + 4 + 5 = 13.
+        assert_eq!(count(&space(1)), 13);
     }
 
     #[test]
