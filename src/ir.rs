@@ -55,6 +55,8 @@ pub enum Arch {
     X86,
     /// C / OpenCL in herd's C litmus syntax (thread functions).
     C,
+    /// The assembly of the GPU cache machine of seed 001 §5 (`rsp-cache`).
+    Rsp,
 }
 
 impl Arch {
@@ -64,6 +66,7 @@ impl Arch {
             Arch::Ptx => "PTX",
             Arch::X86 => "X86",
             Arch::C => "C",
+            Arch::Rsp => "RSP",
         }
     }
 }

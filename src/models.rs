@@ -50,6 +50,11 @@ pub const BUILTINS: &[Builtin] = &[
         source: include_str!("../models/rc11.cat"),
     },
     Builtin {
+        name: "c11",
+        description: "C11 (Batty et al. POPL 2011) with the SC axiom of Batty, Donaldson, Wickerson POPL 2016",
+        source: include_str!("../models/c11.cat"),
+    },
+    Builtin {
         name: "sc11",
         description: "scoped RC11 without No-Thin-Air (seed 004 Section 4.1, Figure 10; seed 000 Appendix B.3)",
         source: include_str!("../models/sc11.cat"),
@@ -91,6 +96,7 @@ pub fn default_for_arch(arch: &str) -> &'static str {
         "X86+PTX" | "PTX+X86" => "cmm",
         "C" => "rc11",
         "OPENCL" => "opencl",
+        "RSP" => "rsp-cache",
         _ => "sc",
     }
 }
@@ -116,6 +122,12 @@ pub const STDLIB: &str = include_str!("../models/stdlib.cat");
 /// Sets the loading configuration used by [`load`] from now on.
 pub fn configure(cfg: LoadConfig) {
     *CONFIG.write().unwrap_or_else(|e| e.into_inner()) = Some(cfg);
+}
+
+/// Whether `--variant NAME` was given (herd's variants also change how
+/// some tests are read, e.g. `S128`).
+pub fn variant_is_set(name: &str) -> bool {
+    config().variants.iter().any(|v| v == name)
 }
 
 fn config() -> LoadConfig {

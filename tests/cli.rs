@@ -342,3 +342,76 @@ fn closed_pipe_ends_quietly() {
     );
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
+
+#[test]
+fn unknown_upper_case_name_is_an_error() {
+    let dir = tmp("unknown-upper");
+    let cat = dir.join("m.cat");
+    std::fs::write(
+        &cat,
+        "let com = rf | co | fr\nacyclic po | com\nempty FOO & W as no-foo\n",
+    )
+    .unwrap();
+    let o = litmix(&[
+        "run",
+        "--model",
+        cat.to_str().unwrap(),
+        "examples/MP-gpu.litmus",
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("m.cat:3:7") && err.contains("unknown identifier 'FOO'"),
+        "{err}"
+    );
+    // Under `try` it is not an error, and --lenient makes it an empty set.
+    std::fs::write(&cat, "let foo = try FOO with {}\nacyclic po | rf\n").unwrap();
+    let o = litmix(&[
+        "run",
+        "--model",
+        cat.to_str().unwrap(),
+        "examples/MP-gpu.litmus",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::write(&cat, "empty FOO & W\n").unwrap();
+    let o = litmix(&[
+        "run",
+        "--lenient",
+        "--model",
+        cat.to_str().unwrap(),
+        "examples/MP-gpu.litmus",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning"), "{}", stderr(&o));
+}
+
+#[test]
+fn herd_x86tso_as_written_matches_the_builtin() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = root.join("../shared/oracles/herd/libdir");
+    let x86 = root.join("../shared/oracles/dat3m/X86");
+    if !lib.is_dir() || !x86.is_dir() {
+        eprintln!("skipping: ../shared/oracles not found");
+        return;
+    }
+    let strip = |o: &std::process::Output| -> String {
+        stdout(o)
+            .lines()
+            .filter(|l| !l.starts_with("Time "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let builtin = litmix(&["run", "--model", "x86tso", x86.to_str().unwrap()]);
+    let herd = litmix(&[
+        "run",
+        "-I",
+        lib.to_str().unwrap(),
+        "--model",
+        lib.join("x86tso.cat").to_str().unwrap(),
+        x86.to_str().unwrap(),
+    ]);
+    assert!(herd.status.success(), "{}", stderr(&herd));
+    let (a, b) = (strip(&builtin), strip(&herd));
+    assert_eq!(a.matches("\nTest ").count() + 1, 244);
+    assert!(a == b, "herd's x86tso.cat and the built-in differ");
+}

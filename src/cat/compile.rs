@@ -14,8 +14,8 @@
 
 use super::ast::{BinOp, Binding, Check, Error, Expr, ExprKind, Loc, Pattern, Stmt, Test, UnOp};
 use super::eval::{
-    CCheck, CExpr, CStmt, CWith, CWithFrom, EnvName, Func, Lambda, Node, Program, RecGroup,
-    SlotDef, SlotInfo, Ty,
+    CCheck, CExpr, CForall, CStmt, CWith, CWithFrom, EnvName, Func, Lambda, Node, Program,
+    RecGroup, SlotDef, SlotInfo, Ty,
 };
 use std::collections::HashMap;
 use std::sync::Arc as Rc;
@@ -222,7 +222,16 @@ impl Compiler {
                 {
                     self.lins[*i].clone()
                 } else {
-                    let e = self.expr(expr, &[])?;
+                    // The set of choices is a slot of its own, so that it is
+                    // computed once per skeleton when it is static.
+                    let body = self.expr(expr, &[])?;
+                    let loc = body.loc;
+                    let set =
+                        self.new_slot(&format!("{var} choices"), SlotDef::Expr(body), Ty::Unknown);
+                    let e = CExpr {
+                        node: Node::Slot(set),
+                        loc,
+                    };
                     let slot = self.new_slot(var, SlotDef::WithVar, Ty::Unknown);
                     self.globals.insert(var.clone(), Name::Slot(slot));
                     if var == "co" {
@@ -314,10 +323,39 @@ impl Compiler {
                 self.globals = saved;
                 res
             }
-            Stmt::Forall { loc, .. } => Err(Error::new(
-                *loc,
-                "'forall' instructions are not supported yet",
-            )),
+            Stmt::Forall {
+                var,
+                expr,
+                body,
+                loc,
+            } => {
+                let e = self.expr(expr, &[])?;
+                let eloc = e.loc;
+                let set = self.new_slot(&format!("{var} members"), SlotDef::Expr(e), Ty::Unknown);
+                let slot = self.new_slot(var, SlotDef::WithVar, Ty::Unknown);
+                let saved = self.globals.clone();
+                self.globals.insert(var.clone(), Name::Slot(slot));
+                let start = self.prog.stmts.len();
+                let res = body.iter().try_for_each(|s| self.stmt(s));
+                self.globals = saved;
+                res?;
+                let inner = self.prog.stmts.split_off(start);
+                if inner
+                    .iter()
+                    .any(|s| matches!(s, CStmt::With(_) | CStmt::WithFrom(_)))
+                {
+                    return Err(Error::new(*loc, "'with' inside 'forall' is not supported"));
+                }
+                self.prog.stmts.push(CStmt::Forall(CForall {
+                    slot,
+                    set: CExpr {
+                        node: Node::Slot(set),
+                        loc: eloc,
+                    },
+                    body: inner,
+                }));
+                Ok(())
+            }
         }
     }
 

@@ -279,6 +279,16 @@ pub enum CStmt {
     Check(CCheck),
     With(CWith),
     WithFrom(CWithFrom),
+    Forall(CForall),
+}
+
+/// A compiled `forall x in e do body end`: the body's checks must hold for
+/// every member of `e` (bound to `slot` in turn).
+#[derive(Clone, Debug)]
+pub struct CForall {
+    pub slot: usize,
+    pub set: CExpr,
+    pub body: Vec<CStmt>,
 }
 
 /// A resolved, type-checked model.
@@ -308,6 +318,9 @@ pub struct State<'e> {
     /// With `all_choices`: per accepted choice, its flags and the value of
     /// the model's `co` slot.
     pub(crate) accepted: Vec<(Vec<String>, Option<Value>)>,
+    /// Slots that are static (see [`Program::static_parts`]): they do not
+    /// depend on `with` choices, so a new choice keeps their values.
+    pub(crate) keep: Vec<bool>,
 }
 
 enum Verdict {
@@ -416,37 +429,85 @@ impl Program {
         }
     }
 
+    /// Whether `e` has the same value for every environment agreeing on
+    /// the static names, given which locals (function arguments, `let`
+    /// values, captured values) are static. A function value is static when
+    /// its body is for static arguments.
     fn expr_static(&self, e: &CExpr, env_static: &[bool], slot_static: &[bool]) -> bool {
+        self.static_in(e, env_static, slot_static, &[])
+    }
+
+    fn static_in(&self, e: &CExpr, es: &[bool], ss: &[bool], locals: &[bool]) -> bool {
+        let all =
+            |xs: &[CExpr], locals: &[bool]| xs.iter().all(|x| self.static_in(x, es, ss, locals));
         match &e.node {
-            Node::EmptyRel | Node::Universe => true,
-            Node::Env(i) => env_static[*i],
-            Node::Slot(i) => slot_static[*i],
-            Node::Local(_) | Node::Call(..) => false,
-            Node::Try(a, b) => {
-                self.expr_static(a, env_static, slot_static)
-                    && self.expr_static(b, env_static, slot_static)
+            Node::EmptyRel | Node::Universe | Node::PrimRef(_) | Node::Fail(_) => true,
+            Node::Env(i) => es[*i],
+            Node::Slot(i) => ss[*i],
+            Node::Local(k) => locals.get(*k).copied().unwrap_or(false),
+            Node::Call(f, args) => {
+                all(args, locals) && {
+                    let func = &self.funcs[*f];
+                    self.static_in(&func.body, es, ss, &vec![true; func.arity])
+                }
             }
-            Node::Apply(..)
-            | Node::FuncRef(_)
-            | Node::PrimRef(_)
-            | Node::PrimCall(..)
-            | Node::Lambda(_)
-            | Node::Tuple(_)
-            | Node::ExplicitSet(_)
-            | Node::LetIn(..)
-            | Node::LetRec(..)
-            | Node::MatchSet(..)
-            | Node::Fail(_) => false,
+            Node::FuncRef(f) => {
+                let func = &self.funcs[*f];
+                self.static_in(&func.body, es, ss, &vec![true; func.arity])
+            }
+            Node::Lambda(l) => {
+                let lam = &self.lambdas[*l];
+                let mut inner = locals.to_vec();
+                inner.extend(std::iter::repeat_n(true, lam.arity));
+                self.static_in(&lam.body, es, ss, &inner)
+            }
+            Node::LetRec(lams, body) => {
+                let mut inner = locals.to_vec();
+                inner.extend(std::iter::repeat_n(true, lams.len()));
+                lams.iter().all(|&l| {
+                    let lam = &self.lambdas[l];
+                    let mut f = inner.clone();
+                    f.extend(std::iter::repeat_n(true, lam.arity));
+                    self.static_in(&lam.body, es, ss, &f)
+                }) && self.static_in(body, es, ss, &inner)
+            }
+            Node::LetIn(vals, body) => {
+                let mut inner = locals.to_vec();
+                for v in vals {
+                    inner.push(self.static_in(v, es, ss, locals));
+                }
+                self.static_in(body, es, ss, &inner)
+            }
+            Node::MatchSet(sc, empty, nonempty) => {
+                let s = self.static_in(sc, es, ss, locals);
+                let mut inner = locals.to_vec();
+                inner.extend([s, s]);
+                s && self.static_in(empty, es, ss, locals)
+                    && self.static_in(nonempty, es, ss, &inner)
+            }
+            Node::PrimCall(p, args) => {
+                let env_ok = match p {
+                    Prim::Partition => self.loc_env.is_some_and(|i| es[i]),
+                    Prim::FenceRel => self
+                        .env_names
+                        .iter()
+                        .position(|n| n.name == "po")
+                        .is_some_and(|i| es[i]),
+                    _ => true,
+                };
+                env_ok && all(args, locals)
+            }
+            Node::Apply(f, a) => {
+                self.static_in(f, es, ss, locals) && self.static_in(a, es, ss, locals)
+            }
+            Node::Tuple(xs) | Node::ExplicitSet(xs) => all(xs, locals),
+            Node::Try(a, b) | Node::Binary(_, _, a, b) => {
+                self.static_in(a, es, ss, locals) && self.static_in(b, es, ss, locals)
+            }
             Node::Unary(_, a) | Node::Domain(a) | Node::Range(a) => {
-                self.expr_static(a, env_static, slot_static)
+                self.static_in(a, es, ss, locals)
             }
-            Node::Binary(_, _, a, b) => {
-                self.expr_static(a, env_static, slot_static)
-                    && self.expr_static(b, env_static, slot_static)
-            }
-            Node::FenceRel(a, po) => {
-                env_static[*po] && self.expr_static(a, env_static, slot_static)
-            }
+            Node::FenceRel(a, po) => es[*po] && self.static_in(a, es, ss, locals),
         }
     }
 
@@ -459,6 +520,7 @@ impl Program {
             slots: (0..self.slots.len()).map(|_| OnceCell::new()).collect(),
             all_choices: false,
             accepted: Vec::new(),
+            keep: Vec::new(),
         }
     }
 
@@ -926,6 +988,11 @@ impl Program {
                 CStmt::WithFrom(w) => {
                     return self.run_with_from(i, w, st, flags, want_failure, explain);
                 }
+                CStmt::Forall(f) => {
+                    if let Some(fail) = self.run_forall(f, st, flags, want_failure, explain)? {
+                        return Ok(Verdict::Forbidden(fail));
+                    }
+                }
             }
         }
         if st.all_choices {
@@ -945,6 +1012,39 @@ impl Program {
         let mut flags = Vec::new();
         self.run_from(0, st, &mut flags, false, false)?;
         Ok(std::mem::take(&mut st.accepted))
+    }
+
+    /// Runs a `forall`; `Some(failure)` when a check of its body fails for
+    /// some member.
+    fn run_forall(
+        &self,
+        f: &CForall,
+        st: &mut State<'_>,
+        flags: &mut Vec<String>,
+        want_failure: bool,
+        explain: bool,
+    ) -> Res<Option<Option<Failure>>> {
+        let mut rest = self.eval(&f.set, st, &[])?.into_owned();
+        while let Some((x, r)) = super::func::split(rest, f.set.loc)? {
+            rest = r;
+            for (k, cell) in st.slots.iter_mut().enumerate().skip(f.slot) {
+                if !st.keep.get(k).copied().unwrap_or(false) {
+                    cell.take();
+                }
+            }
+            let _ = st.slots[f.slot].set(x);
+            for stmt in &f.body {
+                let failed = match stmt {
+                    CStmt::Check(c) => self.run_check(c, st, flags, want_failure, explain)?,
+                    CStmt::Forall(g) => self.run_forall(g, st, flags, want_failure, explain)?,
+                    CStmt::With(_) | CStmt::WithFrom(_) => None,
+                };
+                if failed.is_some() {
+                    return Ok(failed);
+                }
+            }
+        }
+        Ok(None)
     }
 
     fn run_with_from(
@@ -971,8 +1071,10 @@ impl Program {
         let flags_len = flags.len();
         let mut first_failure: Option<Option<Failure>> = None;
         for choice in choices {
-            for cell in &mut st.slots[w.slot..] {
-                cell.take();
+            for (k, cell) in st.slots.iter_mut().enumerate().skip(w.slot) {
+                if !st.keep.get(k).copied().unwrap_or(false) {
+                    cell.take();
+                }
             }
             let _ = st.slots[w.slot].set(choice);
             flags.truncate(flags_len);
@@ -1114,8 +1216,10 @@ impl Program {
         let mut first_failure: Option<Option<Failure>> = None;
         let mut error = None;
         let flow = Relation::for_each_linearisation(&set, &rel, |order| {
-            for cell in &mut st.slots[w.slot..] {
-                cell.take();
+            for (k, cell) in st.slots.iter_mut().enumerate().skip(w.slot) {
+                if !st.keep.get(k).copied().unwrap_or(false) {
+                    cell.take();
+                }
             }
             let _ = st.slots[w.slot].set(Value::Rel(order.clone()));
             flags.truncate(flags_len);

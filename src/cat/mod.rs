@@ -276,6 +276,7 @@ impl Model {
         cache.env_values.resize(env_static.len(), None);
         cache.slot_values.resize(slot_static.len(), None);
         st.seed(&cache.env_values, &cache.slot_values);
+        st.keep = slot_static.clone();
         let res = self.program.run_all(&mut st);
         st.harvest(
             &env_static,
@@ -329,6 +330,7 @@ impl Model {
         cache.env_values.resize(env_static.len(), None);
         cache.slot_values.resize(slot_static.len(), None);
         st.seed(&cache.env_values, &cache.slot_values);
+        st.keep = slot_static.clone();
         let res = self.program.run(&mut st, false);
         st.harvest(
             &env_static,

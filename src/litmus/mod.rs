@@ -4,7 +4,8 @@
 //! end. Supported: `PTX`, `X86` and compound `X86+PTX` (case-insensitive),
 //! which use herd's table format, parsed by [`common`]; the instructions of
 //! each thread column are parsed by a [`common::Dialect`] chosen per thread
-//! (see [`ptx`], [`x86`], [`compound`]). Also `C` / `OpenCL`, herd's C format
+//! (see [`ptx`], [`x86`], [`compound`]); `RSP`, the assembly of the GPU
+//! cache machine (seed 001 §5, [`rsp`]), uses the same table format. Also `C` / `OpenCL`, herd's C format
 //! with thread functions, parsed by [`c`] (which hands its condition to the
 //! shared parser).
 //!
@@ -34,6 +35,7 @@ pub mod compound;
 pub mod lexer;
 pub mod nvlitmus;
 pub mod ptx;
+pub mod rsp;
 pub mod x86;
 
 use std::path::Path;
@@ -44,7 +46,7 @@ use common::Dialect;
 use lexer::Lexer;
 
 /// Architectures accepted on the first line.
-pub const SUPPORTED_ARCHS: &[&str] = &["PTX", "X86", "X86+PTX", "C", "OpenCL"];
+pub const SUPPORTED_ARCHS: &[&str] = &["PTX", "X86", "X86+PTX", "C", "OpenCL", "RSP"];
 
 /// Reads and parses a litmus file; [`ir::Test::file`] is set to `path`.
 /// An NVLitmus file (`*.test`) must hold exactly one test; see
@@ -115,6 +117,7 @@ fn parse_inner(file_name: &str, source: &str) -> Result<ir::Test, Diagnostic> {
         "OPENCL" => return c::parse(lx, "OpenCL"),
         "PTX" => &ptx::PTX,
         "X86" => &x86::X86_DIALECT,
+        "RSP" => &rsp::RSP_DIALECT,
         "X86+PTX" | "PTX+X86" => return compound::parse(lx),
         _ => {
             return Err(Diagnostic::new(

@@ -136,6 +136,9 @@ fn run(
     cache: &ModelCache,
     opts: &CheckOptions,
 ) -> Result<CheckResult, String> {
+    if crate::op::is_operational(spec) {
+        return crate::op::judge::check(test, spec, opts).map_err(|e| e.to_string());
+    }
     let model = cache.get(spec)?;
     crate::exec::check(test, &model, opts).map_err(|e| {
         let file = test
@@ -270,7 +273,15 @@ fn explain(
     let mut o = opts.check.clone();
     o.keep_witnesses = 1;
     let tres = run(&compiled.test, target_model, cache, &o)?;
-    if let Some(w) = tres.witnesses.first() {
+    if crate::op::rsp_judge::is_model(target_model)
+        && let Ok((_, run)) = crate::op::rsp_judge::check(&compiled.test, target_model, &o)
+        && let Some(trace) = run.trace
+    {
+        out.push_str(&format!(
+            "Target ({target_model}) machine trace reaching it:\n"
+        ));
+        out.push_str(&trace);
+    } else if let Some(w) = tres.witnesses.first() {
         out.push_str(&format!("Target ({target_model}) execution reaching it:\n"));
         out.push_str(&witness_text(&compiled.test, w));
     }

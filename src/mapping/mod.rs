@@ -54,6 +54,14 @@ pub const BUILTINS: &[Builtin] = &[
         name: "rc11-x86",
         source: include_str!("../../mappings/rc11-x86.map"),
     },
+    Builtin {
+        name: "opencl-rsp-original",
+        source: include_str!("../../mappings/opencl-rsp-original.map"),
+    },
+    Builtin {
+        name: "opencl-rsp-proposed",
+        source: include_str!("../../mappings/opencl-rsp-proposed.map"),
+    },
 ];
 
 /// Loads `spec`: a built-in mapping name, or a path to a mapping file.

@@ -84,8 +84,69 @@ pub enum Event<'a> {
     Error(&'a str),
 }
 
-/// The enumeration space for `m`.
+/// Whether `m` has a rule for an enumerated operation (kind, order index,
+/// scope index, remote) with RMW operation `rmw_op`, on any placement class
+/// the mapping has threads for.
+fn compiles(m: &Mapping, op: (enumerate::OpKind, u8, u8, bool), rmw_op: &str) -> bool {
+    use super::format::{Construct, Kind, ORDERS, SCOPES};
+    let (kind, order, scope, remote) = op;
+    let kind = match kind {
+        enumerate::OpKind::Load => Kind::Load,
+        enumerate::OpKind::Store => Kind::Store,
+        enumerate::OpKind::Rmw => Kind::Rmw,
+        enumerate::OpKind::Fence => Kind::Fence,
+    };
+    m.threads.iter().any(|(class, _)| {
+        let c = Construct {
+            order: ORDERS[order as usize],
+            class,
+            scope: (scope != 0).then(|| SCOPES[scope as usize]),
+            op: (kind == Kind::Rmw).then_some(rmw_op),
+            remote,
+            region: Some("global"),
+        };
+        m.rule(kind, &c).is_some()
+    })
+}
+
+/// The enumeration space for `m`: its operations are those the mapping
+/// compiles (remote variants when it has `remote=` rules; RMWs are
+/// fetch-and-add when it compiles `add` but not `exch`).
 pub fn space(m: &Mapping, o: &Options) -> Space {
+    let mut s = base_space(m, o);
+    s.remote = m.rules.iter().any(|r| r.guard.remote.is_some());
+    let all = |rmw_op: &str, s: &Space| -> Vec<(enumerate::OpKind, u8, u8, bool)> {
+        let mut out = Vec::new();
+        for kind in [
+            enumerate::OpKind::Load,
+            enumerate::OpKind::Store,
+            enumerate::OpKind::Rmw,
+            enumerate::OpKind::Fence,
+        ] {
+            for order in 0..super::format::ORDERS.len() as u8 {
+                for scope in 0..super::format::SCOPES.len() as u8 {
+                    for remote in [false, true] {
+                        if (!remote || s.remote)
+                            && compiles(m, (kind, order, scope, remote), rmw_op)
+                        {
+                            out.push((kind, order, scope, remote));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    };
+    let exch = all("exch", &s);
+    let add = all("add", &s);
+    let has_rmw =
+        |v: &[(enumerate::OpKind, u8, u8, bool)]| v.iter().any(|o| o.0 == enumerate::OpKind::Rmw);
+    s.rmw_add = !has_rmw(&exch) && has_rmw(&add);
+    s.fragment = Some(if s.rmw_add { add } else { exch });
+    s
+}
+
+fn base_space(m: &Mapping, o: &Options) -> Space {
     Space {
         bound: o.bound,
         cpu: m.threads.iter().any(|(c, _)| c == "cpu"),
@@ -100,6 +161,9 @@ pub fn space(m: &Mapping, o: &Options) -> Space {
             .filter_map(|n| super::format::ORDERS.iter().position(|x| x == n))
             .map(|i| i as u8)
             .collect(),
+        remote: false,
+        rmw_add: false,
+        fragment: None,
     }
 }
 
