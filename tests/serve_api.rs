@@ -620,3 +620,34 @@ fn mutated_examples_never_crash_the_server() {
     println!("{ok} verdicts, {errors} errors");
     assert!(ok > 0 && errors > 0, "{ok} verdicts, {errors} errors");
 }
+
+/// On loopback, a request naming another host (DNS rebinding) is refused;
+/// loopback names are answered.
+#[test]
+fn loopback_server_refuses_other_host_names() {
+    let s = server(ServeLimits::default());
+    for (host, status) in [
+        ("evil.example", 403),
+        ("evil.example:8080", 403),
+        ("127.0.0.1.evil.example", 403),
+        ("localhost", 200),
+        ("localhost:8080", 200),
+        ("127.0.0.1:9", 200),
+        ("[::1]:8080", 200),
+    ] {
+        let mut c = client(&s);
+        c.set_host(host);
+        let r = c.get("/api/models").unwrap();
+        assert_eq!(r.status, status, "{host}: {}", r.text());
+        if status == 403 {
+            assert!(
+                r.json().unwrap()["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("loopback")
+            );
+        }
+    }
+    assert!(!litmix::serve::is_loopback_host("[::1"));
+    assert!(!litmix::serve::is_loopback_host(""));
+}

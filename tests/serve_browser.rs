@@ -12,6 +12,7 @@ use fantoccini::{Client, ClientBuilder, Locator, key::Key};
 use litmix::serve::{ServeLimits, start};
 use serde_json::json;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -29,7 +30,9 @@ fn find_binary(names: &[&str]) -> Option<PathBuf> {
     None
 }
 
-/// chromedriver on a free loopback port, killed on drop.
+/// chromedriver on a free loopback port, in a process group of its own
+/// with the browser it starts; the whole group is killed on drop, so a
+/// failing test leaves no browser behind.
 struct Driver {
     child: Child,
     port: u16,
@@ -37,6 +40,13 @@ struct Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        if let Ok(pgid) = i32::try_from(self.child.id()) {
+            // SAFETY: killpg only sends a signal to the group this test
+            // created (chromedriver is its leader).
+            unsafe {
+                libc::killpg(pgid, libc::SIGKILL);
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -48,6 +58,7 @@ fn start_driver(chromedriver: &PathBuf) -> Driver {
         .expect("free port")
         .port();
     let child = Command::new(chromedriver)
+        .process_group(0)
         .arg(format!("--port={port}"))
         .arg("--allowed-ips=127.0.0.1")
         .stdout(Stdio::null())

@@ -37,7 +37,8 @@ impl Response {
 
 /// A connection to one server.
 pub struct Client {
-    addr: SocketAddr,
+    /// The `Host` header sent; default the address.
+    host: String,
     reader: BufReader<TcpStream>,
 }
 
@@ -53,9 +54,14 @@ impl Client {
         stream.set_write_timeout(Some(timeout))?;
         stream.set_nodelay(true)?;
         Ok(Client {
-            addr,
+            host: addr.to_string(),
             reader: BufReader::new(stream),
         })
+    }
+
+    /// Sends `host` as the `Host` header from now on.
+    pub fn set_host(&mut self, host: &str) {
+        self.host = host.to_string();
     }
 
     /// `GET path`.
@@ -77,7 +83,7 @@ impl Client {
         path: &str,
         body: Option<(&str, &[u8])>,
     ) -> std::io::Result<Response> {
-        let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\n", self.addr);
+        let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\n", self.host);
         if let Some((ctype, b)) = body {
             head.push_str(&format!(
                 "Content-Type: {ctype}\r\nContent-Length: {}\r\n",

@@ -71,6 +71,9 @@ impl Default for ServeLimits {
 /// What the server needs to answer requests.
 pub struct AppState {
     pub limits: ServeLimits,
+    /// Listening on loopback: requests must name a loopback host
+    /// ([`loopback_host_only`]).
+    pub loopback_only: bool,
     /// Built-in models, parsed once.
     pub models: ModelCache,
     /// One permit per check allowed to run at once.
@@ -78,10 +81,11 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// A state with these limits.
-    pub fn new(limits: ServeLimits) -> Arc<AppState> {
+    /// A state with these limits, for a server listening on `addr`.
+    pub fn new(limits: ServeLimits, addr: SocketAddr) -> Arc<AppState> {
         Arc::new(AppState {
             workers: Arc::new(Semaphore::new(limits.workers.max(1))),
+            loopback_only: addr.ip().is_loopback(),
             limits,
             models: ModelCache::default(),
         })
@@ -90,7 +94,59 @@ impl AppState {
 
 /// The whole application: API and page.
 pub fn router(state: Arc<AppState>) -> axum::Router {
-    api::routes(state.clone()).merge(assets::routes())
+    let app = api::routes(state.clone()).merge(assets::routes());
+    if state.loopback_only {
+        app.layer(axum::middleware::from_fn(loopback_host_only))
+    } else {
+        app
+    }
+}
+
+/// Refuses a request whose `Host` is not a loopback name while the server
+/// listens on loopback, so that a page elsewhere cannot reach the
+/// playground through DNS rebinding.
+async fn loopback_host_only(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let host = req
+        .headers()
+        .get(axum::http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    if is_loopback_host(&host) {
+        next.run(req).await
+    } else {
+        api::error(
+            axum::http::StatusCode::FORBIDDEN,
+            format!(
+                "the playground listens on loopback and answers only requests for a \
+                 loopback host (localhost, 127.0.0.1, [::1]), not '{host}' \
+                 (start it with --host to serve other names)"
+            ),
+        )
+    }
+}
+
+/// Whether a `Host` header value (`name[:port]`) names this machine's
+/// loopback interface.
+pub fn is_loopback_host(host: &str) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((ip, _)) => ip,
+            None => return false,
+        }
+    } else {
+        match host.rsplit_once(':') {
+            Some((n, port)) if port.bytes().all(|b| b.is_ascii_digit()) => n,
+            _ => host,
+        }
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// A server running on its own threads (tests, benchmark); stopped when
@@ -140,7 +196,7 @@ pub fn start(addr: SocketAddr, limits: ServeLimits) -> std::io::Result<Running> 
     let addr = listener.local_addr()?;
     let rt = runtime(2)?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let state = AppState::new(limits);
+    let state = AppState::new(limits, addr);
     let thread = std::thread::Builder::new()
         .name("litmix-serve-main".into())
         .spawn(move || {
@@ -175,7 +231,8 @@ pub fn serve_forever(
     let rt = runtime(2)?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr).await?;
-        on_ready(listener.local_addr()?);
-        axum::serve(listener, router(AppState::new(limits))).await
+        let bound = listener.local_addr()?;
+        on_ready(bound);
+        axum::serve(listener, router(AppState::new(limits, bound))).await
     })
 }
