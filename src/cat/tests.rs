@@ -681,10 +681,7 @@ fn environment_size_mismatch_is_an_error() {
 
 #[test]
 fn functional_layer_reports_unsupported() {
-    for (src, what) in [
-        ("let (a, b) = (po, rf)", "tuple"),
-        ("let x = 'cta", "tag"),
-    ] {
+    for (src, what) in [("let (a, b) = (po, rf)", "tuple"), ("let x = 'cta", "tag")] {
         let d = parse_err(src);
         assert!(
             d.message.contains(what) && d.message.contains("not supported"),
