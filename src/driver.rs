@@ -142,6 +142,23 @@ pub fn check_test(
     opts: &CheckOptions,
 ) -> FileOutcome {
     let spec = model.unwrap_or_else(|| crate::models::default_for_arch(&test.arch));
+    if crate::op::is_operational(spec) {
+        return match crate::op::judge::check(&test, spec, opts) {
+            Ok(result) => FileOutcome::Checked {
+                file,
+                test: Box::new(test),
+                result: Box::new(result),
+            },
+            Err(CheckError::Diagnostic(d)) => FileOutcome::Failed {
+                file,
+                message: d.render(),
+            },
+            Err(e) => FileOutcome::Failed {
+                message: format!("{file}: {e}"),
+                file,
+            },
+        };
+    }
     let model = match cache.get(spec) {
         Ok(m) => m,
         Err(message) => return FileOutcome::Failed { file, message },

@@ -18,6 +18,7 @@
 //! ```
 
 pub mod cat;
+pub mod compare;
 pub mod conformance;
 pub mod diag;
 pub mod driver;
@@ -27,6 +28,7 @@ pub mod lex_util;
 pub mod litmus;
 pub mod mapping;
 pub mod models;
+pub mod op;
 pub mod rel;
 pub mod report;
 pub mod serve;

@@ -8,7 +8,8 @@ mod cli;
 
 use clap::{Parser, Subcommand};
 use cli::{
-    bench::BenchArgs, conform::ConformArgs, convert::ConvertArgs, run::RunArgs, serve::ServeArgs,
+    bench::BenchArgs, compare::CompareArgs, conform::ConformArgs, convert::ConvertArgs,
+    run::RunArgs, serve::ServeArgs,
 };
 use std::io::Write;
 use std::process::ExitCode;
@@ -34,6 +35,8 @@ enum Command {
     Bench(BenchArgs),
     /// Compare litmix's verdicts with a manifest of expected verdicts.
     Conform(ConformArgs),
+    /// Compare two models (axiomatic or operational) test by test.
+    Compare(CompareArgs),
     /// List the built-in models.
     Models,
     /// List the built-in compiler mappings.
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
         Command::Convert(a) => cli::convert::convert(a),
         Command::Bench(a) => cli::bench::bench(a),
         Command::Conform(a) => cli::conform::conform(a),
+        Command::Compare(a) => cli::compare::compare(a),
         Command::Mappings => litmix::mapping::cli::list(),
         Command::Compile(a) => litmix::mapping::cli::compile(a),
         Command::CheckMapping(a) => litmix::mapping::cli::check_mapping(a),
@@ -66,6 +70,9 @@ fn main() -> ExitCode {
         Command::Models => {
             for b in litmix::models::BUILTINS {
                 outln!("{:11} {}", b.name, b.description);
+            }
+            for (n, d) in litmix::op::OPERATIONAL {
+                outln!("{n:11} {d}");
             }
             for (a, t) in litmix::models::ALIASES {
                 outln!("{a:11} alias of {t}");

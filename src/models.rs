@@ -50,6 +50,11 @@ pub const BUILTINS: &[Builtin] = &[
         source: include_str!("../models/rc11.cat"),
     },
     Builtin {
+        name: "c11",
+        description: "C11 (Batty et al. POPL 2011) with the SC axiom of Batty, Donaldson, Wickerson POPL 2016",
+        source: include_str!("../models/c11.cat"),
+    },
+    Builtin {
         name: "sc11",
         description: "scoped RC11 without No-Thin-Air (seed 004 Section 4.1, Figure 10; seed 000 Appendix B.3)",
         source: include_str!("../models/sc11.cat"),

@@ -47,15 +47,20 @@ fn dat3m_x86tso() {
 
 #[test]
 fn dat3m_ptx75() {
-    conform(&["ptx75"], 220);
+    conform(&["ptx75"], 219);
 }
 
 #[test]
 fn dat3m_opencl() {
-    conform(&["opencl"], 40);
+    conform(&["opencl"], 38);
 }
 
 #[test]
 fn dat3m_rc11() {
     conform(&["rc11"], 21);
+}
+
+#[test]
+fn dat3m_c11() {
+    conform(&["c11"], 21);
 }

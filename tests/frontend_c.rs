@@ -113,8 +113,9 @@ fn opencl_tags_placement_and_parameters() {
         tags(&t, 1, 1),
         vec!["C", "ACQ_REL", "DEV", "GLOBAL", "LOCAL"]
     );
-    // Volatile: a relaxed atomic at the default scope.
-    assert_eq!(tags(&t, 1, 2), vec!["C", "RLX", "DEV", "VOL", "GLOBAL"]);
+    // Volatile: still a non-atomic access (no inter-thread guarantee), on
+    // a non-atomic location.
+    assert_eq!(tags(&t, 1, 2), vec!["C", "NA", "VOL", "GLOBAL", "NAL"]);
     assert!(matches!(
         t.threads[1].code[3].kind,
         InstrKind::Barrier { .. }

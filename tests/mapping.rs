@@ -223,3 +223,132 @@ fn compile_errors_point_at_the_source() {
         d.message
     );
 }
+
+fn litmix(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_litmix"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_compile_check_verify_merge() {
+    let (code, out, _) = litmix(&["mappings"]);
+    assert_eq!(code, 0);
+    for name in [
+        "sc11-ptx",
+        "sc11-ptx-rmwsc-norel",
+        "sc11-x86ptx",
+        "rc11-x86",
+    ] {
+        assert!(out.contains(name), "{out}");
+    }
+    let (code, out, err) = litmix(&["compile", "--mapping", "sc11-ptx", FIG12]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("fence.sc.gpu") && out.contains("atom.acq_rel.gpu.add r0, y, 1"),
+        "{out}"
+    );
+    let (code, out, _) = litmix(&[
+        "check-mapping",
+        "--json",
+        "--mapping",
+        "sc11-ptx-rmwsc-norel",
+        FIG12,
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    for key in [
+        "file",
+        "test",
+        "mapping",
+        "source_model",
+        "target_model",
+        "verdict",
+        "extra_states",
+    ] {
+        assert!(v.get(key).is_some(), "{key} missing in {out}");
+    }
+    assert_eq!(v["verdict"], "unsound");
+    assert_eq!(v["extra_states"][0]["2:r2"], "0");
+    let dir = std::env::temp_dir().join(format!("litmix-map-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    for k in 1..=2 {
+        let shard = format!("{k}/2");
+        let (code, out, err) = litmix(&[
+            "verify-mapping",
+            "--mapping",
+            "rc11-x86",
+            "--bound",
+            "2",
+            "--json",
+            "--shard",
+            &shard,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+        for key in ["mapping", "bound", "programs", "counterexamples", "time_s"] {
+            assert!(last.get(key).is_some(), "{key} missing in {out}");
+        }
+        let f = dir.join(format!("s{k}.jsonl"));
+        std::fs::write(&f, out).unwrap();
+        files.push(f.display().to_string());
+    }
+    let (code, out, err) = litmix(&[
+        "verify-mapping",
+        "--mapping",
+        "rc11-x86",
+        "--bound",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let whole: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    let mut args = vec!["merge", "--json"];
+    args.extend(files.iter().map(String::as_str));
+    let (code, out, err) = litmix(&args);
+    assert_eq!(code, 0, "{err}");
+    let merged: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(merged["programs"], whole["programs"]);
+    assert!(whole["programs"].as_u64().unwrap() > 10);
+    let (code, _, err) = litmix(&["merge", &files[0]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("missing shard(s) 2/2"), "{err}");
+    let (code, _, err) = litmix(&[
+        "verify-mapping",
+        "--mapping",
+        "rc11-x86",
+        "--bound",
+        "2",
+        "--shard",
+        "3/2",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad shard"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cli_mapping_file_errors_point_at_line_and_column() {
+    let dir = std::env::temp_dir().join(format!("litmix-map-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bad.map");
+    std::fs::write(
+        &f,
+        "mapping bad\nsource sc11\ntarget ptx6\narch PTX\nthread gpu = P{t}\nregister gpu = r{n}\nload acquire => ld {r}, {x}\n",
+    )
+    .unwrap();
+    let (code, _, err) = litmix(&["compile", "--mapping", f.to_str().unwrap(), FIG12]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("bad.map:7:6: error: unknown memory order 'acquire'"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

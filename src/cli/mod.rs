@@ -30,6 +30,7 @@ macro_rules! out {
 }
 
 pub mod bench;
+pub mod compare;
 pub mod conform;
 pub mod convert;
 pub mod run;
@@ -47,6 +48,9 @@ pub struct Limits {
     /// Give up on a test whose thread path has more events than this.
     #[arg(long, default_value_t = 256)]
     pub max_events: usize,
+    /// Operational models: give up on a test after this many machine states.
+    #[arg(long, default_value_t = 2_000_000)]
+    pub max_states: usize,
 }
 
 /// How user models are loaded, as herd does (`-I`, `-variant`).
@@ -87,6 +91,7 @@ pub fn options(l: &Limits) -> CheckOptions {
         unroll: l.unroll,
         max_candidates: l.max_candidates,
         max_events: l.max_events,
+        max_states: l.max_states,
         ..CheckOptions::default()
     }
 }

@@ -33,6 +33,10 @@ pub struct RunArgs {
     /// Write Graphviz files of witness executions into this directory.
     #[arg(long, value_name = "DIR")]
     pub dot: Option<PathBuf>,
+    /// Operational models: print a transition sequence reaching each outcome
+    /// the condition asks about (or say that none is reachable).
+    #[arg(long)]
+    pub trace: bool,
     #[command(flatten)]
     pub limits: Limits,
     /// Litmus files or directories.
@@ -50,6 +54,7 @@ pub fn run(a: RunArgs) -> ExitCode {
     let mut opts = options(&a.limits);
     a.cat.apply(&mut opts);
     opts.why = a.why;
+    opts.trace = a.trace;
     opts.keep_witnesses = if a.dot.is_some() { 4 } else { 0 };
     if let Some(dir) = &a.dot
         && let Err(e) = std::fs::create_dir_all(dir)
@@ -103,6 +108,13 @@ pub fn run(a: RunArgs) -> ExitCode {
                         "{}",
                         report::herd::block_with(test, result, style)
                     ));
+                    if a.trace {
+                        emit(write!(
+                            out,
+                            "{}",
+                            litmix::op::judge::trace_text(test, result)
+                        ));
+                    }
                     if a.why {
                         let why = report::why::explain(test, result);
                         if !why.is_empty() {
@@ -111,6 +123,20 @@ pub fn run(a: RunArgs) -> ExitCode {
                     }
                 }
                 if let Some(dir) = &a.dot {
+                    if let Some(op) = &result.operational {
+                        for (i, t) in op.traces.iter().enumerate() {
+                            let title = format!("{} ({}) {}", result.test, result.model, t.outcome);
+                            let path =
+                                dir.join(format!("{}-{}.dot", sanitize(&result.test), i + 1));
+                            if let Err(e) = std::fs::write(
+                                &path,
+                                litmix::op::judge::dot_constraints(&title, &t.final_view),
+                            ) {
+                                eprintln!("litmix: cannot write {}: {e}", path.display());
+                                failed = true;
+                            }
+                        }
+                    }
                     for (i, w) in result.witnesses.iter().enumerate() {
                         let title = format!("{} ({}) witness {}", result.test, result.model, i + 1);
                         let path = dir.join(format!("{}-{}.dot", sanitize(&result.test), i + 1));

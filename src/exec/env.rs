@@ -1,12 +1,8 @@
 //! Presents one candidate execution to the cat interpreter: the predefined
 //! sets and relations of docs/cat-environment.md.
 
-use super::CheckError;
-use super::candidate::{Eval, Skeleton, Values};
-use super::thread::EventKind;
+use super::candidate::Skeleton;
 use crate::cat::Environment;
-use crate::diag::Diagnostic;
-use crate::ir::Value;
 use crate::rel::{BitSet, Relation};
 
 /// A candidate: its skeleton plus the chosen `rf`, `co` and barrier matching.
@@ -189,65 +185,4 @@ impl Environment for CandidateEnv<'_, '_> {
 
 fn fr(rf: &Relation, co: &Relation) -> Relation {
     rf.inverse().compose(co)
-}
-
-/// Matches barrier events: same id and count values, same occurrence number
-/// of that (id, count) in their threads, and the same instance of every
-/// scope level the barrier is tagged with (`CTA` → same `cta`).
-pub fn barrier_relation(skel: &Skeleton, values: &Values) -> Result<Relation, CheckError> {
-    let n = skel.len();
-    let mut bar = Relation::new(n);
-    // (event, key, occurrence)
-    let mut keyed: Vec<(usize, (Value, Option<Value>), usize)> = Vec::new();
-    for (t, p) in skel.paths.iter().enumerate() {
-        let mut seen: Vec<((Value, Option<Value>), usize)> = Vec::new();
-        for (i, e) in p.events.iter().enumerate() {
-            let (EventKind::Barrier(_), Some((id, count))) = (e.kind, &e.barrier) else {
-                continue;
-            };
-            let g = skel.global(t, i);
-            let eval = |s: &super::thread::Sym| -> Result<Value, CheckError> {
-                match values.sym(t, s, &mut Vec::new()) {
-                    Eval::Known(v) => Ok(v),
-                    _ => {
-                        let ins = &skel.test.threads[t].code[e.instr];
-                        Err(CheckError::Diagnostic(Diagnostic::new(
-                            skel.test.name.clone(),
-                            ins.pos,
-                            "barrier operand has no value in this execution",
-                        )))
-                    }
-                }
-            };
-            let key = (eval(id)?, count.as_ref().map(|c| eval(c)).transpose()?);
-            let occ = match seen.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, c)) => {
-                    *c += 1;
-                    *c
-                }
-                None => {
-                    seen.push((key, 0));
-                    0
-                }
-            };
-            keyed.push((g, key, occ));
-        }
-    }
-    let levels = super::candidate::scope_levels(skel.test);
-    for &(a, ka, oa) in &keyed {
-        for &(b, kb, ob) in &keyed {
-            if a == b || ka != kb || oa != ob {
-                continue;
-            }
-            let same_scope = levels.iter().all(|l| {
-                let tag = l.to_ascii_uppercase();
-                let tagged = |e: usize| skel.sets.get(&tag).is_some_and(|s| s.contains(e));
-                !(tagged(a) || tagged(b)) || skel.rels[l.as_str()].contains(a, b)
-            });
-            if same_scope {
-                bar.add(a, b);
-            }
-        }
-    }
-    Ok(bar)
 }

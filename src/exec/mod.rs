@@ -5,13 +5,14 @@
 //! candidate to the cat interpreter; [`check`] drives it all and collects
 //! the final states the model allows.
 
+pub mod barrier;
 pub mod candidate;
 pub mod env;
 pub mod outcome;
 pub mod thread;
 pub mod view;
 
-pub use outcome::{observed_terms, term_name, value_text};
+pub use outcome::{observed_terms, satisfies, term_name, value_text};
 pub use view::{AllowedWhy, EventView, ExecutionView, Forbidden, WHY_PATH, WHY_PREFIX, WhyReason};
 
 use crate::cat::Model;
@@ -40,6 +41,10 @@ pub struct CheckOptions {
     pub why: bool,
     /// How many allowed executions to keep for DOT output.
     pub keep_witnesses: usize,
+    /// Operational models: give up after this many distinct machine states.
+    pub max_states: usize,
+    /// Operational models: keep a witness trace per outcome (`--trace`).
+    pub trace: bool,
     /// `--lenient`: upper-case names no front end defines are empty sets.
     pub lenient: bool,
 }
@@ -53,6 +58,8 @@ impl Default for CheckOptions {
             max_paths: 100_000,
             why: false,
             keep_witnesses: 0,
+            max_states: 2_000_000,
+            trace: false,
             lenient: false,
         }
     }
@@ -107,12 +114,18 @@ pub struct CheckResult {
     pub cut_paths: usize,
     /// `rf` choices discarded because a value depended on itself.
     pub cyclic: u64,
+    /// `rf` choices with an order of barrier arrivals that leaves a thread
+    /// waiting forever (that execution yields no final state).
+    pub barrier_deadlocks: u64,
     pub forbidden: Vec<Forbidden>,
     /// With [`CheckOptions::why`]: allowed states the condition asks about
     /// that the model's `why_` bindings explain (e.g. a missing proxy fence).
     pub allowed_why: Vec<AllowedWhy>,
     pub witnesses: Vec<ExecutionView>,
     pub elapsed: Duration,
+    /// Set when an operational machine (not a cat model) judged the test:
+    /// exploration figures and witness traces (see [`crate::op`]).
+    pub operational: Option<Box<crate::op::OpReport>>,
 }
 
 /// Checks `test` against `model`.
@@ -147,10 +160,12 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         rf_nodes: 0,
         cut_paths: thread_paths.iter().map(|t| t.cut).sum(),
         cyclic: 0,
+        barrier_deadlocks: 0,
         forbidden: Vec::new(),
         allowed_why: Vec::new(),
         witnesses: Vec::new(),
         elapsed: Duration::ZERO,
+        operational: None,
     };
     let mut forbidden: BTreeMap<Vec<Value>, Forbidden> = BTreeMap::new();
     let mut env_checked = false;
@@ -340,8 +355,26 @@ impl RfSearch<'_, '_> {
         for &r in &skel.reads {
             rf.add(self.values.rf_source(r).unwrap_or(r), r);
         }
-        let bar = env::barrier_relation(skel, &self.values)?;
+        let bars = barrier::instances(skel, &self.values)?;
+        if bars.deadlock {
+            self.res.barrier_deadlocks += 1;
+        }
         let regs = self.final_registers();
+        for bar in &bars.matchings {
+            self.judge_co(&rf, bar, &vals, &regs)?;
+        }
+        Ok(())
+    }
+
+    /// Judges every coherence order of one `rf` choice and barrier matching.
+    fn judge_co(
+        &mut self,
+        rf: &crate::rel::Relation,
+        bar: &crate::rel::Relation,
+        vals: &[Option<Value>],
+        regs: &BTreeMap<(usize, String), Value>,
+    ) -> Result<(), CheckError> {
+        let skel = self.skel;
 
         // Coherence orders multiply: refuse before materialising them when
         // they alone would exceed the candidate budget.
@@ -363,7 +396,7 @@ impl RfSearch<'_, '_> {
             return Err(over_budget(self.opts.max_candidates));
         }
         if self.model.binds_co() {
-            return self.judge_model_co(&rf, &bar, &regs, &vals);
+            return self.judge_model_co(rf, bar, regs, vals);
         }
         let orders: Vec<Vec<Vec<usize>>> =
             skel.writes_by_loc.iter().map(|w| permutations(w)).collect();
@@ -375,12 +408,12 @@ impl RfSearch<'_, '_> {
             }
             let chosen: Vec<&Vec<usize>> = orders.iter().zip(&idx).map(|(o, &i)| &o[i]).collect();
             let co = coherence(skel, &chosen);
-            let env = CandidateEnv::new(skel, &rf, &co, &bar).lenient(self.opts.lenient);
+            let env = CandidateEnv::new(skel, rf, &co, bar).lenient(self.opts.lenient);
             if !*self.env_checked {
                 self.model.check_environment(&env)?;
                 *self.env_checked = true;
             }
-            let state = self.final_state(&regs, &chosen, &vals);
+            let state = self.final_state(regs, &chosen, vals);
             let sat = eval_prop(
                 &self.skel.test.condition.prop,
                 &state_lookup(self.observed, &state),
@@ -402,7 +435,7 @@ impl RfSearch<'_, '_> {
                     self.res.allowed_why.push(AllowedWhy {
                         state: state.clone(),
                         reasons,
-                        execution: view::view(skel, &rf, &co, &vals, state.clone()),
+                        execution: view::view(skel, rf, &co, vals, state.clone()),
                     });
                 }
                 outcome
@@ -416,7 +449,7 @@ impl RfSearch<'_, '_> {
                 if self.res.witnesses.len() < self.opts.keep_witnesses && interesting {
                     self.res
                         .witnesses
-                        .push(view::view(skel, &rf, &co, &vals, state));
+                        .push(view::view(skel, rf, &co, vals, state));
                 }
             } else if self.opts.why
                 && interesting
@@ -424,7 +457,7 @@ impl RfSearch<'_, '_> {
                 && !self.forbidden.contains_key(&state)
                 && let Some(failure) = self.model.evaluate_explain(&env)?.failure
             {
-                let execution = view::view(skel, &rf, &co, &vals, state.clone());
+                let execution = view::view(skel, rf, &co, vals, state.clone());
                 self.forbidden.insert(
                     state.clone(),
                     Forbidden {

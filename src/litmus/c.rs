@@ -22,7 +22,7 @@
 //! `NA RLX ACQ REL ACQ_REL SC`; a scope `WI WG DEV SYS` on atomics, fences
 //! and barriers; the memory region `GLOBAL`/`LOCAL` (of the location for
 //! accesses, of the fence flags for fences and barriers); `NAL` on accesses
-//! to non-atomic locations; `VOL` on volatile accesses; `REMOTE` on
+//! to non-atomic locations; `VOL` on volatile (still non-atomic) accesses; `REMOTE` on
 //! remote-scope-promoted atomics (a trailing `remote` argument, see
 //! docs/language-models.md).
 //!
@@ -1746,11 +1746,12 @@ impl Gen<'_> {
         }
     }
 
-    /// Tags of a plain access: non-atomic, or a relaxed atomic at the
-    /// default scope when the pointer is volatile.
+    /// Tags of a plain access: non-atomic, `VOL` added when the pointer
+    /// is volatile (volatile gives no inter-thread guarantee in C11 or
+    /// OpenCL C: the access stays non-atomic, docs/decisions.md issue 8).
     fn plain_tags(&self, volatile: bool) -> Vec<&'static str> {
         if volatile {
-            vec!["RLX", self.default_scope, "VOL"]
+            vec!["NA", "VOL"]
         } else {
             vec!["NA"]
         }
@@ -2214,7 +2215,6 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
     } else {
         "DEV"
     };
-    let mut volatile_locs: HashSet<LocId> = HashSet::new();
     let mut reg_bases: Vec<HashMap<Reg, LocId>> = Vec::new();
     let mut threads = Vec::new();
     let mut tails = Vec::new();
@@ -2224,9 +2224,6 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
         for prm in &ts.params {
             let l = locs.id(&prm.name);
             facts.record(l, prm.atomic, prm.local);
-            if prm.volatile {
-                volatile_locs.insert(l);
-            }
             params.insert(prm.name.clone(), (l, prm.volatile));
             reg_init.push((prm.name.clone(), Value::Addr(l)));
         }
@@ -2260,9 +2257,6 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
             reg_init,
         });
     }
-    // Volatile locations are accessed as relaxed atomics.
-    facts.atomic.extend(volatile_locs);
-
     for (t, reg, v, pos) in reg_inits {
         let n = tails.len();
         let Some(th) = tails.get_mut(t) else {

@@ -13,7 +13,7 @@
 //! | `red{.sem}{.S}.op a, v` | `Rmw` without destination | as `atom` |
 //! | `fence{.sc\|.acq_rel\|.acquire\|.release}.S` | `Fence` | `SC`/`ACQ_REL`/`ACQ`/`REL` + scope |
 //! | `membar.{cta\|gl\|sys}` | `Fence` | `SC` + `CTA`/`GPU`/`SYS` |
-//! | `bar{.cta}.sync a{, b}`, `barrier{.cta}.sync a{, b}`, `bar{.cta}.arrive a{, b}` | `Barrier` | `SYNC`/`ARRIVE` + `CTA` |
+//! | `bar{.cta}.sync {i,} a{, b}`, `barrier{.cta}.sync a{, b}`, `bar{.cta}.arrive {i,} a{, b}` (id `a`, thread count `b`, Dat3M's instance tag `i`) | `Barrier` | `SYNC`/`ARRIVE` + `CTA` |
 //! | `sust{.sem}{.S} a, v` / `suld{.sem}{.S} r, a` | `Store` / `Load` | as `st`/`ld`, + `SURFACE` |
 //! | `suatom...` / `sured...` | `Rmw` | as `atom`/`red`, + `SURFACE` |
 //! | `tld{.weak} r, a`, `tex... r, a` | `Load` | `WEAK TEXTURE` |
@@ -955,14 +955,22 @@ fn parse_barrier(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>, m: &Mnemonic<'_>
             .error(m.pos, format!("'{base}' needs an operation"))
             .expected(format!("{base}.sync or {base}.arrive")));
     };
-    let a = parse_operand(cur, ctx)?;
-    let id = barrier_operand(cur, ctx, a)?;
-    let count = if cur.eat_punct(",") {
-        let b = parse_operand(cur, ctx)?;
-        Some(barrier_operand(cur, ctx, b)?)
-    } else {
-        None
-    };
+    // `a`, `a, b` (PTX ISA: id, thread count) or Dat3M's `i, a, b`
+    // (an instance tag, then id and count; the tag names the barrier
+    // instruction for the reader and takes no part in matching).
+    let mut ops = Vec::new();
+    loop {
+        let o = parse_operand(cur, ctx)?;
+        ops.push(barrier_operand(cur, ctx, o)?);
+        if ops.len() == 3 || !cur.eat_punct(",") {
+            break;
+        }
+    }
+    if ops.len() == 3 {
+        ops.remove(0);
+    }
+    let count = if ops.len() == 2 { ops.pop() } else { None };
+    let id = ops.swap_remove(0);
     let tag = match kind {
         BarrierKind::Sync => "SYNC",
         BarrierKind::Arrive => "ARRIVE",

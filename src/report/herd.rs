@@ -221,6 +221,12 @@ fn block_litmix(test: &Test, r: &CheckResult) -> String {
             r.cyclic
         ));
     }
+    if r.barrier_deadlocks > 0 {
+        out.push_str(&format!(
+            "Warning: barrier-deadlock: in {} reads-from choice(s) some order of barrier arrivals leaves a thread waiting forever; those executions yield no final state\n",
+            r.barrier_deadlocks
+        ));
+    }
     out.push_str(&format!("Condition {}\n", condition_text(test)));
     let obs = if r.positive == 0 {
         "Never"

@@ -56,6 +56,8 @@ pub fn result(file: &str, test: &Test, r: &CheckResult) -> Json {
         "candidates": r.candidates,
         "cut_paths": r.cut_paths,
         "cyclic_discarded": r.cyclic,
+        "barrier_deadlock": r.barrier_deadlocks > 0,
+        "barrier_deadlocks": r.barrier_deadlocks,
         "forbidden": forbidden,
         "allowed_why": allowed_why,
         "time_ms": r.elapsed.as_secs_f64() * 1000.0,

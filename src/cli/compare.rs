@@ -1,0 +1,114 @@
+//! `litmix compare --model A --model B [--expect equal|subset] [--json] PATHS`.
+
+use super::{Limits, emit, options, progress};
+use clap::{Args, ValueEnum};
+use litmix::compare::{Expect, Relation, TestComparison, compare_path, summarize};
+use litmix::driver::{ModelCache, collect_paths};
+use rayon::prelude::*;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ExpectArg {
+    Equal,
+    Subset,
+}
+
+#[derive(Args)]
+pub struct CompareArgs {
+    /// The two models (axiomatic or operational), `--model A --model B`.
+    #[arg(long, required = true, num_args = 1)]
+    pub model: Vec<String>,
+    /// Make the exit status check it: every test has equal allowed states,
+    /// or A's are a subset of B's. Errors fail it too.
+    #[arg(long, value_enum)]
+    pub expect: Option<ExpectArg>,
+    /// One JSON object per test, then a summary object.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub limits: Limits,
+    /// Litmus files or directories.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+/// Runs `litmix compare`.
+pub fn compare(a: CompareArgs) -> ExitCode {
+    let [ma, mb] = a.model.as_slice() else {
+        eprintln!("litmix compare: give exactly two models (--model A --model B)");
+        return ExitCode::from(2);
+    };
+    let files = collect_paths(&a.paths);
+    if files.is_empty() {
+        eprintln!("litmix: no litmus files found in the given paths");
+        return ExitCode::from(2);
+    }
+    let opts = options(&a.limits);
+    let cache = ModelCache::default();
+    let pb = progress(files.len());
+    let cs: Vec<TestComparison> = files
+        .par_iter()
+        .with_max_len(1)
+        .flat_map_iter(|f| {
+            let c = compare_path(f, ma, mb, &cache, &opts);
+            if let Some(pb) = &pb {
+                pb.inc(1);
+            }
+            c
+        })
+        .collect();
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    let expect = a.expect.map(|e| match e {
+        ExpectArg::Equal => Expect::Equal,
+        ExpectArg::Subset => Expect::Subset,
+    });
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    for c in &cs {
+        if a.json {
+            let j = serde_json::to_string(c).unwrap_or_default();
+            emit(writeln!(out, "{j}"));
+            continue;
+        }
+        let rel = match c.relation {
+            Relation::Equal => "equal".to_string(),
+            Relation::Subset => format!("{ma} stronger"),
+            Relation::Superset => format!("{ma} weaker"),
+            Relation::Incomparable => "incomparable".to_string(),
+            Relation::Error => "error".to_string(),
+        };
+        emit(writeln!(
+            out,
+            "{:40} {ma}={:5} {mb}={:5} {rel}",
+            c.test, c.verdict_a, c.verdict_b
+        ));
+        for s in &c.only_a {
+            emit(writeln!(out, "    only {ma}: {s}"));
+        }
+        for s in &c.only_b {
+            emit(writeln!(out, "    only {mb}: {s}"));
+        }
+        for e in &c.errors {
+            emit(writeln!(out, "    {}", e.lines().next().unwrap_or("")));
+        }
+    }
+    let s = summarize(&cs);
+    if a.json {
+        let j = serde_json::json!({ "summary": s, "model_a": ma, "model_b": mb });
+        emit(writeln!(out, "{j}"));
+    } else {
+        emit(writeln!(
+            out,
+            "Summary: {} tests, {} equal, {} {ma} stronger, {} {ma} weaker, {} incomparable, {} errors; verdicts differ on {}",
+            s.tests, s.equal, s.subset, s.superset, s.incomparable, s.errors, s.verdicts_differ
+        ));
+    }
+    match expect {
+        Some(e) if !cs.iter().all(|c| c.meets(e)) => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    }
+}

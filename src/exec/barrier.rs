@@ -1,0 +1,247 @@
+//! Execution barriers: which barrier events form one completed barrier
+//! instance, and whether a thread can block forever.
+//!
+//! Semantics (PTX ISA, `bar{.cta}.sync a{, b}` / `bar{.cta}.arrive a{, b}`;
+//! OpenCL `barrier`): each scope instance the barrier is tagged with (a
+//! CTA, a work-group) has one arrival counter per barrier id `a`. A barrier
+//! *instance* completes when `b` threads have arrived at it; without a
+//! count, `b` is the number of threads of that scope instance in the test
+//! (every one of them takes part). Arrivals after completion start the next
+//! instance, so the arrivals at one counter are cut, in arrival order, into
+//! consecutive instances of `b`. An arrive counts without waiting; a sync
+//! (or red) waits until its instance completes. Arrivals that disagree on
+//! `b`, or a `b` that is not a positive number, make an instance that
+//! never completes (the PTX ISA leaves mixed counts undefined and asks for
+//! a positive count; litmix blocks the threads waiting on it and reports
+//! the deadlock rather than failing the whole test, since a count read from
+//! memory may be bad in only some executions).
+//!
+//! Which arrivals share an instance depends on the order in which threads
+//! reach their barriers, so [`instances`] explores every order (barrier
+//! events only, program order kept, a waiting thread stopped) and returns
+//! each distinct matching, plus whether some order ends with a thread
+//! waiting on an instance that can never complete (a *barrier deadlock*:
+//! that execution never finishes and yields no final state).
+
+use super::CheckError;
+use super::candidate::{Eval, Skeleton, Values};
+use super::thread::EventKind;
+use crate::diag::Diagnostic;
+use crate::ir::{BarrierKind, Value};
+use crate::rel::Relation;
+use std::collections::{BTreeMap, HashSet};
+
+/// Barrier orders explored per candidate before giving up.
+const MAX_STATES: usize = 200_000;
+
+/// The possible barrier matchings of one candidate.
+#[derive(Debug)]
+pub struct BarrierOutcomes {
+    /// One `bar` relation per distinct way the arrivals can form completed
+    /// instances in an execution where no thread blocks forever: events of
+    /// one completed instance are related (both ways, not reflexively).
+    pub matchings: Vec<Relation>,
+    /// Some order of arrivals leaves a thread waiting forever.
+    pub deadlock: bool,
+}
+
+/// One barrier event of a thread.
+#[derive(Clone, Debug)]
+struct Arrival {
+    /// Global event id.
+    event: usize,
+    waits: bool,
+    /// Arrival counter: (scope group number, barrier id).
+    counter: usize,
+    /// Threads that must arrive to complete an instance.
+    count: i64,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct State {
+    /// Next arrival of each thread.
+    pos: Vec<usize>,
+    /// Threads waiting at a sync whose instance has not completed.
+    waiting: Vec<bool>,
+    /// Arrivals (thread, index) at each counter's open instance.
+    open: Vec<Vec<(usize, usize)>>,
+    /// Completed instances, as sorted event lists, sorted.
+    done: Vec<Vec<usize>>,
+}
+
+/// Computes the barrier matchings of a candidate whose barrier operands
+/// have values (an operand without one is an error pointing at the code).
+pub fn instances(skel: &Skeleton, values: &Values) -> Result<BarrierOutcomes, CheckError> {
+    let n = skel.len();
+    let threads = prepare(skel, values)?;
+    if threads.iter().all(Vec::is_empty) {
+        return Ok(BarrierOutcomes {
+            matchings: vec![Relation::new(n)],
+            deadlock: false,
+        });
+    }
+    let counters = threads
+        .iter()
+        .flatten()
+        .map(|a| a.counter + 1)
+        .max()
+        .unwrap_or(0);
+    let start = State {
+        pos: vec![0; threads.len()],
+        waiting: vec![false; threads.len()],
+        open: vec![Vec::new(); counters],
+        done: Vec::new(),
+    };
+    let mut seen: HashSet<State> = HashSet::new();
+    let mut finals: HashSet<Vec<Vec<usize>>> = HashSet::new();
+    let mut deadlock = false;
+    let mut stack = vec![start];
+    while let Some(st) = stack.pop() {
+        if !seen.insert(st.clone()) {
+            continue;
+        }
+        if seen.len() > MAX_STATES {
+            return Err(CheckError::Limit(format!(
+                "more than {MAX_STATES} orders of barrier arrivals in one execution"
+            )));
+        }
+        let mut moved = false;
+        for (t, arr) in threads.iter().enumerate() {
+            if st.waiting[t] || st.pos[t] >= arr.len() {
+                continue;
+            }
+            moved = true;
+            stack.push(step(&st, &threads, t));
+        }
+        if !moved {
+            if st.waiting.iter().any(|&w| w) {
+                deadlock = true;
+            } else {
+                finals.insert(st.done.clone());
+            }
+        }
+    }
+    let mut finals: Vec<Vec<Vec<usize>>> = finals.into_iter().collect();
+    finals.sort();
+    let matchings = finals
+        .into_iter()
+        .map(|done| {
+            let mut bar = Relation::new(n);
+            for inst in &done {
+                for &a in inst {
+                    for &b in inst {
+                        if a != b {
+                            bar.add(a, b);
+                        }
+                    }
+                }
+            }
+            bar
+        })
+        .collect();
+    Ok(BarrierOutcomes {
+        matchings,
+        deadlock,
+    })
+}
+
+/// Thread `t` performs its next arrival.
+fn step(st: &State, threads: &[Vec<Arrival>], t: usize) -> State {
+    let mut next = st.clone();
+    let i = next.pos[t];
+    next.pos[t] += 1;
+    let a = &threads[t][i];
+    let open = &mut next.open[a.counter];
+    open.push((t, i));
+    let complete = a.count > 0
+        && open.len() as i64 == a.count
+        && open.iter().all(|&(u, j)| threads[u][j].count == a.count);
+    if complete {
+        let members = std::mem::take(open);
+        let mut inst: Vec<usize> = members.iter().map(|&(u, j)| threads[u][j].event).collect();
+        inst.sort_unstable();
+        for &(u, _) in &members {
+            next.waiting[u] = false;
+        }
+        next.done.push(inst);
+        next.done.sort();
+    } else if a.waits {
+        next.waiting[t] = true;
+    }
+    next
+}
+
+/// The barrier events of each thread with their counters and counts.
+fn prepare(skel: &Skeleton, values: &Values) -> Result<Vec<Vec<Arrival>>, CheckError> {
+    let test = skel.test;
+    let levels = super::candidate::scope_levels(test);
+    // (scope group, barrier id) -> counter number
+    let mut counters: BTreeMap<(Vec<usize>, Value), usize> = BTreeMap::new();
+    let mut out = Vec::with_capacity(skel.paths.len());
+    for (t, p) in skel.paths.iter().enumerate() {
+        let mut arrivals = Vec::new();
+        for (i, e) in p.events.iter().enumerate() {
+            let (EventKind::Barrier(kind), Some((id, count))) = (e.kind, &e.barrier) else {
+                continue;
+            };
+            let g = skel.global(t, i);
+            let ins = &test.threads[t].code[e.instr];
+            let error = |msg: &str| {
+                CheckError::Diagnostic(Diagnostic::new(test.name.clone(), ins.pos, msg))
+            };
+            let eval = |s: &super::thread::Sym| -> Result<Value, CheckError> {
+                match values.sym(t, s, &mut Vec::new()) {
+                    Eval::Known(v) => Ok(v),
+                    _ => Err(error("barrier operand has no value in this execution")),
+                }
+            };
+            // The threads sharing every scope instance the barrier is tagged with.
+            let tagged: Vec<&String> = levels
+                .iter()
+                .filter(|l| {
+                    skel.sets
+                        .get(&l.to_ascii_uppercase())
+                        .is_some_and(|s| s.contains(g))
+                })
+                .collect();
+            let group: Vec<usize> = (0..test.threads.len())
+                .filter(|&u| tagged.iter().all(|l| same_instance(test, t, u, l)))
+                .collect();
+            let id = eval(id)?;
+            let count = match count {
+                None => group.len() as i64,
+                // A count that is not a positive number is never reached:
+                // the instance never completes.
+                Some(c) => match eval(c)? {
+                    Value::Int(k) if k > 0 => k,
+                    _ => 0,
+                },
+            };
+            let next = counters.len();
+            let counter = *counters.entry((group, id)).or_insert(next);
+            arrivals.push(Arrival {
+                event: g,
+                waits: kind != BarrierKind::Arrive,
+                counter,
+                count,
+            });
+        }
+        out.push(arrivals);
+    }
+    Ok(out)
+}
+
+/// Threads `a` and `b` are in the same instance of scope `level`.
+fn same_instance(test: &crate::ir::Test, a: usize, b: usize, level: &str) -> bool {
+    if a == b || level == "sys" {
+        return true;
+    }
+    let (pa, pb) = (&test.threads[a].placement, &test.threads[b].placement);
+    match (
+        pa.iter().position(|s| s.level == level),
+        pb.iter().position(|s| s.level == level),
+    ) {
+        (Some(ia), Some(ib)) => pa[..=ia] == pb[..=ib],
+        _ => false,
+    }
+}

@@ -1,0 +1,245 @@
+//! The generic exhaustive explorer.
+//!
+//! Breadth-first search over canonical states. Each level's frontier is
+//! expanded in parallel (rayon) when it is wide enough to pay for the
+//! threads; new states are then merged sequentially into the visited map,
+//! which keeps the result deterministic (same counts, same witnesses) no
+//! matter how many threads run. Every state remembers its parent and the
+//! transition that reached it first, so a witness trace is a walk up the
+//! parents; breadth-first order makes it a shortest one.
+//!
+//! Reduction: the visited set merges interleavings that reach the same
+//! canonical state; on top of that a machine may name a persistent subset
+//! of the enabled transitions ([`Machine::reduce`]), which the explorer
+//! then expands alone. Soundness of that subset is the machine's argument.
+
+use super::machine::{Machine, MachineError};
+use crate::ir::Value;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// Limits and knobs of one exploration.
+#[derive(Clone, Debug)]
+pub struct ExploreOptions {
+    /// Give up with [`ExploreError::Limit`] after this many distinct states.
+    pub max_states: usize,
+    /// Show a spinner with the state count on a terminal (stderr).
+    pub progress: bool,
+    /// Expand wide frontiers on the rayon pool.
+    pub parallel: bool,
+}
+
+impl Default for ExploreOptions {
+    fn default() -> Self {
+        ExploreOptions {
+            max_states: 5_000_000,
+            progress: false,
+            parallel: true,
+        }
+    }
+}
+
+/// Why an exploration produced no result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExploreError {
+    /// `--max-states` was reached.
+    Limit(String),
+    /// A transition could not be applied.
+    Machine(MachineError),
+}
+
+impl std::fmt::Display for ExploreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExploreError::Limit(m) => write!(f, "limit exceeded: {m}"),
+            ExploreError::Machine(e) => write!(f, "machine error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ExploreError {}
+
+/// The result of exploring a machine exhaustively.
+#[derive(Clone, Debug)]
+pub struct Exploration<T> {
+    /// Every reachable outcome with one shortest transition sequence
+    /// from the initial state reaching a final state with it.
+    pub outcomes: BTreeMap<Vec<Value>, Vec<T>>,
+    /// Final states reached per outcome (distinct canonical states).
+    pub final_states: BTreeMap<Vec<Value>, u64>,
+    /// Distinct canonical states visited.
+    pub states: u64,
+    /// Transitions applied (edges of the explored graph).
+    pub transitions: u64,
+    /// Terminal states that are not final (the machine got stuck).
+    pub stuck: u64,
+    /// States where the machine's reduction cut the enabled set.
+    pub reduced: u64,
+    pub elapsed: Duration,
+}
+
+/// One node of the search graph: how it was first reached.
+struct Node<T> {
+    parent: u32,
+    via: Option<T>,
+}
+
+/// What expanding one state produced.
+struct Expanded<S, K, T> {
+    outcome: Option<Vec<Value>>,
+    reduced: bool,
+    succ: Vec<(T, S, K)>,
+}
+
+/// [`Expanded`] for machine `M`.
+type ExpandedOf<M> =
+    Expanded<<M as Machine>::State, <M as Machine>::Key, <M as Machine>::Transition>;
+
+fn expand<M: Machine>(m: &M, s: &M::State) -> Result<ExpandedOf<M>, MachineError> {
+    let outcome = m.outcome(s);
+    let mut enabled = m.enabled(s);
+    let mut reduced = false;
+    if let Some(keep) = m.reduce(s, &enabled)
+        && !keep.is_empty()
+        && keep.len() < enabled.len()
+    {
+        enabled = keep
+            .into_iter()
+            .filter_map(|i| enabled.get(i).cloned())
+            .collect();
+        reduced = true;
+    }
+    let mut succ = Vec::with_capacity(enabled.len());
+    for t in enabled {
+        let n = m.apply(s, &t)?;
+        let k = m.canonical(&n);
+        succ.push((t, n, k));
+    }
+    Ok(Expanded {
+        outcome,
+        reduced,
+        succ,
+    })
+}
+
+/// Frontiers narrower than this are expanded on the calling thread.
+const PARALLEL_FRONTIER: usize = 64;
+
+/// Explores every state of `m` reachable from its initial state.
+pub fn explore<M: Machine>(
+    m: &M,
+    opts: &ExploreOptions,
+) -> Result<Exploration<M::Transition>, ExploreError> {
+    let start = Instant::now();
+    let bar = (opts.progress && std::io::stderr().is_terminal()).then(|| {
+        let pb = indicatif::ProgressBar::new_spinner();
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        pb
+    });
+    let init = m.initial();
+    let mut visited: HashMap<M::Key, u32> = HashMap::new();
+    let mut nodes: Vec<Node<M::Transition>> = vec![Node {
+        parent: u32::MAX,
+        via: None,
+    }];
+    visited.insert(m.canonical(&init), 0);
+    let mut frontier: Vec<(u32, M::State)> = vec![(0, init)];
+    let mut out = Exploration {
+        outcomes: BTreeMap::new(),
+        final_states: BTreeMap::new(),
+        states: 1,
+        transitions: 0,
+        stuck: 0,
+        reduced: 0,
+        elapsed: Duration::ZERO,
+    };
+    let mut witness_node: BTreeMap<Vec<Value>, u32> = BTreeMap::new();
+    while !frontier.is_empty() {
+        let expanded: Vec<Result<_, MachineError>> =
+            if opts.parallel && frontier.len() >= PARALLEL_FRONTIER {
+                frontier.par_iter().map(|(_, s)| expand(m, s)).collect()
+            } else {
+                frontier.iter().map(|(_, s)| expand(m, s)).collect()
+            };
+        let mut next = Vec::new();
+        for ((id, _), e) in frontier.iter().zip(expanded) {
+            let e = e.map_err(ExploreError::Machine)?;
+            if e.reduced {
+                out.reduced += 1;
+            }
+            if e.succ.is_empty() && e.outcome.is_none() {
+                out.stuck += 1;
+            }
+            if let Some(o) = e.outcome {
+                *out.final_states.entry(o.clone()).or_default() += 1;
+                witness_node.entry(o).or_insert(*id);
+            }
+            for (t, s, k) in e.succ {
+                out.transitions += 1;
+                if visited.contains_key(&k) {
+                    continue;
+                }
+                let nid = nodes.len() as u32;
+                if nodes.len() >= opts.max_states || nid == u32::MAX {
+                    return Err(ExploreError::Limit(format!(
+                        "{} explored more than {} states (raise --max-states)",
+                        m.name(),
+                        opts.max_states
+                    )));
+                }
+                visited.insert(k, nid);
+                nodes.push(Node {
+                    parent: *id,
+                    via: Some(t),
+                });
+                next.push((nid, s));
+            }
+        }
+        out.states = nodes.len() as u64;
+        if let Some(pb) = &bar {
+            pb.set_message(format!("{}: {} states", m.name(), out.states));
+            pb.tick();
+        }
+        frontier = next;
+    }
+    if let Some(pb) = bar {
+        pb.finish_and_clear();
+    }
+    for (o, id) in witness_node {
+        out.outcomes.insert(o, trace_to(&nodes, id));
+    }
+    out.elapsed = start.elapsed();
+    Ok(out)
+}
+
+/// The transitions from the initial state to node `id`.
+fn trace_to<T: Clone>(nodes: &[Node<T>], mut id: u32) -> Vec<T> {
+    let mut rev = Vec::new();
+    while let Some(t) = &nodes[id as usize].via {
+        rev.push(t.clone());
+        id = nodes[id as usize].parent;
+    }
+    rev.reverse();
+    rev
+}
+
+/// Replays `trace` from the initial state, returning every state passed
+/// (the initial one first). Fails if a step is not enabled where it is
+/// taken (compared by label).
+pub fn replay<M: Machine>(m: &M, trace: &[M::Transition]) -> Result<Vec<M::State>, MachineError> {
+    let mut states = vec![m.initial()];
+    for t in trace {
+        let s = states.last().cloned().unwrap_or_else(|| m.initial());
+        let label = m.label(&s, t);
+        if !m.enabled(&s).iter().any(|e| m.label(&s, e) == label) {
+            return Err(MachineError(format!("step not enabled: {label}")));
+        }
+        states.push(m.apply(&s, t)?);
+    }
+    Ok(states)
+}

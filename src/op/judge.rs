@@ -1,0 +1,237 @@
+//! Operational models as `--model` choices: run a machine's exploration on
+//! a test and present it as a [`CheckResult`], so the herd block, `--json`,
+//! exit codes and the conformance harness work unchanged.
+
+use super::explore::{ExploreError, ExploreOptions, explore, replay};
+use super::lostpop::LostPop;
+use super::machine::Machine;
+use super::view::{StateView, state_view};
+use crate::exec::{CheckError, CheckOptions, CheckResult, observed_terms, satisfies, term_name};
+use crate::ir::{Quantifier, Test, Value};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+/// The operational models `--model` accepts, with a description.
+pub const OPERATIONAL: &[(&str, &str)] = &[(
+    "lostpop",
+    "LOST-POP operational model (seed 000 §4, App. A): x86, PTX and X86+PTX tests, explored exhaustively",
+)];
+
+/// Whether `name` is an operational model.
+pub fn is_operational(name: &str) -> bool {
+    OPERATIONAL.iter().any(|(n, _)| *n == name)
+}
+
+/// One reachable outcome with a transition sequence reaching it.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutcomeTrace {
+    /// Values of the observed terms.
+    #[serde(skip)]
+    pub state: Vec<Value>,
+    /// `1:r0=1; x=2`-style text of the state.
+    pub outcome: String,
+    /// Whether the state satisfies the condition's proposition.
+    pub satisfies: bool,
+    /// Transition labels, in order.
+    pub steps: Vec<String>,
+    /// The final state reached (order constraints for `--dot`).
+    pub final_view: StateView,
+}
+
+/// What an exploration adds to a [`CheckResult`].
+#[derive(Clone, Debug, Serialize)]
+pub struct OpReport {
+    pub machine: String,
+    /// Distinct machine states visited.
+    pub states: u64,
+    /// Transitions applied.
+    pub transitions: u64,
+    /// Terminal states that are not final (e.g. cut by the unroll bound).
+    pub stuck: u64,
+    /// One trace per reachable outcome (with [`CheckOptions::trace`] or
+    /// witnesses asked for).
+    pub traces: Vec<OutcomeTrace>,
+}
+
+/// Checks `test` with the operational model `name`.
+pub fn check(test: &Test, name: &str, opts: &CheckOptions) -> Result<CheckResult, CheckError> {
+    match name {
+        "lostpop" => {
+            let m = LostPop::new(test, opts.unroll)?;
+            run_machine(test, &m, opts)
+        }
+        other => Err(CheckError::Limit(format!(
+            "unknown operational model '{other}'"
+        ))),
+    }
+}
+
+/// Explores `m` (built for `test`) and reports like an axiomatic check.
+pub fn run_machine<M: Machine>(
+    test: &Test,
+    m: &M,
+    opts: &CheckOptions,
+) -> Result<CheckResult, CheckError> {
+    let eopts = ExploreOptions {
+        max_states: opts.max_states,
+        progress: true,
+        parallel: true,
+    };
+    let ex = explore(m, &eopts).map_err(|e| match e {
+        ExploreError::Limit(msg) => CheckError::Limit(msg),
+        ExploreError::Machine(e) => CheckError::Limit(format!("{}: {e}", m.name())),
+    })?;
+    let observed = observed_terms(test);
+    let mut res = CheckResult {
+        test: test.name.clone(),
+        model: m.name().to_string(),
+        quantifier: test.condition.quantifier,
+        observed: observed.iter().map(|t| term_name(test, t)).collect(),
+        states: BTreeMap::new(),
+        positive: 0,
+        negative: 0,
+        validated: false,
+        flags: BTreeSet::new(),
+        candidates: ex.states,
+        rf_nodes: ex.transitions,
+        cut_paths: 0,
+        cyclic: 0,
+        barrier_deadlocks: 0,
+        forbidden: Vec::new(),
+        allowed_why: Vec::new(),
+        witnesses: Vec::new(),
+        elapsed: Duration::ZERO,
+        operational: None,
+    };
+    let mut traces = Vec::new();
+    for (state, count) in &ex.final_states {
+        let sat = satisfies(test, state);
+        if sat {
+            res.positive += count;
+        } else {
+            res.negative += count;
+        }
+        res.states.insert(state.clone(), *count);
+        if (opts.trace || opts.keep_witnesses > 0)
+            && let Some(tr) = ex.outcomes.get(state)
+        {
+            let states = replay(m, tr)
+                .map_err(|e| CheckError::Limit(format!("{}: replay failed: {e}", m.name())))?;
+            let steps = tr.iter().zip(&states).map(|(t, s)| m.label(s, t)).collect();
+            let last = states.last().cloned().unwrap_or_else(|| m.initial());
+            traces.push(OutcomeTrace {
+                state: state.clone(),
+                outcome: crate::report::state_text(test, &res.observed, state),
+                satisfies: sat,
+                steps,
+                final_view: state_view(m, &last),
+            });
+        }
+    }
+    res.validated = match test.condition.quantifier {
+        Quantifier::Exists => res.positive > 0,
+        Quantifier::NotExists => res.positive == 0,
+        Quantifier::Forall => res.negative == 0,
+    };
+    res.elapsed = ex.elapsed;
+    res.operational = Some(Box::new(OpReport {
+        machine: m.name().to_string(),
+        states: ex.states,
+        transitions: ex.transitions,
+        stuck: ex.stuck,
+        traces,
+    }));
+    Ok(res)
+}
+
+/// The `--trace` text: for each outcome the condition asks about (those
+/// satisfying its proposition), one transition sequence reaching it; or a
+/// line saying that none is reachable.
+pub fn trace_text(test: &Test, r: &CheckResult) -> String {
+    let Some(op) = &r.operational else {
+        return String::new();
+    };
+    let mut out = String::new();
+    let asked: Vec<&OutcomeTrace> = op.traces.iter().filter(|t| t.satisfies).collect();
+    if asked.is_empty() {
+        out.push_str(&format!(
+            "Trace {}: no reachable final state of {} satisfies {} ({} states explored): forbidden\n",
+            r.test,
+            op.machine,
+            crate::report::herd::condition_text(test),
+            op.states
+        ));
+    }
+    for t in asked {
+        out.push_str(&format!(
+            "Trace {} reaching {} ({} steps):\n",
+            r.test,
+            t.outcome,
+            t.steps.len()
+        ));
+        for (i, s) in t.steps.iter().enumerate() {
+            out.push_str(&format!("  {:3}. {s}\n", i + 1));
+        }
+    }
+    out
+}
+
+/// Graphviz picture of a final state's order constraints: one cluster per
+/// thread with its remaining requests, edges labelled with their scope.
+pub fn dot_constraints(title: &str, view: &StateView) -> String {
+    let q = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut out = format!(
+        "digraph lostpop {{\n  label=\"{}\";\n  node [shape=box, fontname=monospace];\n",
+        q(title)
+    );
+    for (i, line) in view.summary.iter().enumerate() {
+        out.push_str(&format!(
+            "  \"init{i}\" [label=\"{}\", style=dashed];\n",
+            q(line)
+        ));
+    }
+    for (k, t) in view.threads.iter().enumerate() {
+        out.push_str(&format!(
+            "  subgraph cluster_{k} {{\n    label=\"{} ({})\";\n",
+            q(&t.name),
+            q(&t.arch)
+        ));
+        for it in &t.items {
+            out.push_str(&format!(
+                "    \"{}\" [label=\"{}\\n{}\"];\n",
+                q(&it.id),
+                q(&it.text),
+                q(&it.detail)
+            ));
+        }
+        out.push_str("  }\n");
+    }
+    let init_names: Vec<String> = view
+        .summary
+        .iter()
+        .map(|l| {
+            l.strip_prefix("init ")
+                .and_then(|r| r.split('=').next())
+                .map(|n| format!("init {n}"))
+                .unwrap_or_default()
+        })
+        .collect();
+    let node = |n: &str| {
+        init_names
+            .iter()
+            .position(|x| x == n)
+            .map(|i| format!("init{i}"))
+            .unwrap_or_else(|| n.to_string())
+    };
+    for c in &view.constraints {
+        out.push_str(&format!(
+            "  \"{}\" -> \"{}\" [label=\"{}\"];\n",
+            q(&node(&c.from)),
+            q(&node(&c.to)),
+            q(&c.scope)
+        ));
+    }
+    out.push_str("}\n");
+    out
+}

@@ -1,0 +1,1001 @@
+//! The LOST-POP machine behind the [`Machine`] trait.
+
+use super::order::{makes_pred, order};
+use super::types::*;
+use crate::diag::Diagnostic;
+use crate::exec::{observed_terms, term_name, value_text};
+use crate::ir::{Address, Arch, InstrKind, Operand, Reg, RmwOp, Term, Test, Value};
+use crate::op::machine::{Machine, MachineError};
+use crate::op::view::{ConstraintView, ItemView, StateView, ThreadView};
+use std::collections::HashMap;
+
+/// Static facts about one thread.
+struct TInfo {
+    arch: LpArch,
+    regs: Vec<Reg>,
+    labels: HashMap<String, usize>,
+    /// Scope masks: the thread alone, its cta, its gpu.
+    me: u64,
+    cta: u64,
+    gpu: u64,
+}
+
+/// LOST-POP for one test.
+pub struct LostPop<'t> {
+    test: &'t Test,
+    threads: Vec<TInfo>,
+    observed: Vec<Term>,
+    all: u64,
+    unroll: u16,
+}
+
+fn bit(t: u32) -> u64 {
+    1u64 << t
+}
+
+/// Thread count limit (scopes are 64-bit thread sets).
+const MAX_THREADS: usize = 63;
+
+impl<'t> LostPop<'t> {
+    /// Builds the machine for `test`; constructs outside the model (C
+    /// threads, barriers, proxies, aliases, too many threads) are errors
+    /// naming the construct and where it is. `unroll` bounds backward jumps.
+    pub fn new(test: &'t Test, unroll: usize) -> Result<Self, Diagnostic> {
+        let file = test
+            .file
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| test.name.clone());
+        let err = |pos: crate::ir::Pos, msg: String| Diagnostic::new(&file, pos, msg);
+        if test.threads.len() > MAX_THREADS {
+            return Err(err(
+                Default::default(),
+                format!(
+                    "lostpop supports at most {MAX_THREADS} threads (this test has {})",
+                    test.threads.len()
+                ),
+            ));
+        }
+        for l in &test.locations {
+            if l.alias_of.is_some() {
+                return Err(err(
+                    Default::default(),
+                    format!(
+                        "lostpop does not model proxies or aliases (location '{}' is an alias)",
+                        l.name
+                    ),
+                ));
+            }
+        }
+        let n = test.threads.len();
+        let mut threads = Vec::new();
+        for (ti, th) in test.threads.iter().enumerate() {
+            let arch = match th.arch {
+                Arch::X86 => LpArch::X86,
+                Arch::Ptx => LpArch::Ptx,
+                Arch::C => {
+                    return Err(err(
+                        th.code.first().map(|i| i.pos).unwrap_or_default(),
+                        format!(
+                            "lostpop models x86 and PTX threads; P{} is C/OpenCL code",
+                            th.id
+                        ),
+                    ));
+                }
+            };
+            let mut regs: Vec<Reg> = Vec::new();
+            let mut add = |r: &Reg| {
+                if !regs.contains(r) {
+                    regs.push(r.clone());
+                }
+            };
+            for (r, _) in &th.reg_init {
+                add(r);
+            }
+            let mut labels = HashMap::new();
+            for (k, ins) in th.code.iter().enumerate() {
+                let bad = ins
+                    .tags
+                    .iter()
+                    .find(|t| matches!(t.as_str(), "PROXY" | "SURFACE" | "TEXTURE" | "CONSTANT"));
+                if let Some(tag) = bad {
+                    return Err(err(
+                        ins.pos,
+                        format!(
+                            "lostpop does not model proxies ('{}' is a {} instruction)",
+                            ins.text,
+                            tag.to_lowercase()
+                        ),
+                    ));
+                }
+                let op_reg = |o: &Operand, add: &mut dyn FnMut(&Reg)| {
+                    if let Operand::Reg(r) = o {
+                        add(r)
+                    }
+                };
+                let addr_reg = |a: &Address, add: &mut dyn FnMut(&Reg)| {
+                    if let Address::Reg(r) = a {
+                        add(r)
+                    }
+                };
+                match &ins.kind {
+                    InstrKind::Load { dst, addr } => {
+                        add(dst);
+                        addr_reg(addr, &mut add);
+                    }
+                    InstrKind::Store { addr, src } => {
+                        addr_reg(addr, &mut add);
+                        op_reg(src, &mut add);
+                    }
+                    InstrKind::Rmw { dst, addr, op } => {
+                        if let Some(d) = dst {
+                            add(d);
+                        }
+                        addr_reg(addr, &mut add);
+                        match op {
+                            RmwOp::Bin(_, o) | RmwOp::Exch(o) | RmwOp::Inc(o) | RmwOp::Dec(o) => {
+                                op_reg(o, &mut add)
+                            }
+                            RmwOp::Cas { expected, new } => {
+                                op_reg(expected, &mut add);
+                                op_reg(new, &mut add);
+                            }
+                        }
+                    }
+                    InstrKind::Fence => {}
+                    InstrKind::Barrier { .. } => {
+                        return Err(err(
+                            ins.pos,
+                            format!("lostpop does not model execution barriers ('{}')", ins.text),
+                        ));
+                    }
+                    InstrKind::Mov { dst, src } => {
+                        add(dst);
+                        op_reg(src, &mut add);
+                    }
+                    InstrKind::Op { dst, a, b, .. } => {
+                        add(dst);
+                        op_reg(a, &mut add);
+                        op_reg(b, &mut add);
+                    }
+                    InstrKind::Branch { a, b, .. } => {
+                        op_reg(a, &mut add);
+                        op_reg(b, &mut add);
+                    }
+                    InstrKind::Goto { .. } => {}
+                    InstrKind::Label(l) => {
+                        labels.insert(l.clone(), k);
+                    }
+                }
+            }
+            let level_mask = |level: &str| -> u64 {
+                let mut m = bit(ti as u32);
+                let pa = &th.placement;
+                let Some(ia) = pa.iter().position(|s| s.level == level) else {
+                    return m;
+                };
+                for (u, other) in test.threads.iter().enumerate() {
+                    let pb = &other.placement;
+                    if let Some(ib) = pb.iter().position(|s| s.level == level)
+                        && pa[..=ia] == pb[..=ib]
+                    {
+                        m |= bit(u as u32);
+                    }
+                }
+                m
+            };
+            threads.push(TInfo {
+                arch,
+                regs,
+                labels,
+                me: bit(ti as u32),
+                cta: level_mask("cta"),
+                gpu: level_mask("gpu"),
+            });
+        }
+        let observed = observed_terms(test);
+        for t in &observed {
+            if let Term::Reg { thread, reg } = t
+                && let Some(info) = threads.get_mut(*thread)
+                && !info.regs.contains(reg)
+            {
+                info.regs.push(reg.clone());
+            }
+        }
+        Ok(LostPop {
+            test,
+            threads,
+            observed,
+            all: if n >= 64 { u64::MAX } else { (1u64 << n) - 1 },
+            unroll: unroll.min(u16::MAX as usize) as u16,
+        })
+    }
+
+    /// The test this machine runs.
+    pub fn test(&self) -> &Test {
+        self.test
+    }
+
+    fn reg_index(&self, t: usize, r: &Reg) -> usize {
+        self.threads[t]
+            .regs
+            .iter()
+            .position(|x| x == r)
+            .unwrap_or(0)
+    }
+
+    fn operand(&self, s: &LpState, t: usize, o: &Operand) -> Option<Value> {
+        match o {
+            Operand::Imm(v) => Some(*v),
+            Operand::Reg(r) => s.threads[t].regs[self.reg_index(t, r)],
+        }
+    }
+
+    fn address(&self, s: &LpState, t: usize, a: &Address) -> Result<Option<u32>, MachineError> {
+        match a {
+            Address::Loc(l) => Ok(Some(*l as u32)),
+            Address::Reg(r) => match s.threads[t].regs[self.reg_index(t, r)] {
+                None => Ok(None),
+                Some(Value::Addr(l)) => Ok(Some(l as u32)),
+                Some(Value::Int(v)) => Err(MachineError(format!(
+                    "P{t}: register {r} holds {v}, not an address"
+                ))),
+            },
+        }
+    }
+
+    /// Runs local instructions of thread `t` while their inputs are known.
+    fn settle(&self, s: &mut LpState, t: usize) -> Result<(), MachineError> {
+        let code = &self.test.threads[t].code;
+        loop {
+            let pc = s.threads[t].pc as usize;
+            if s.threads[t].cut || pc >= code.len() {
+                return Ok(());
+            }
+            let jump = |s: &mut LpState, target: &str| -> Result<(), MachineError> {
+                let to = *self.threads[t]
+                    .labels
+                    .get(target)
+                    .ok_or_else(|| MachineError(format!("P{t}: unknown label {target}")))?;
+                let th = &mut s.threads[t];
+                if to <= pc {
+                    th.jumps += 1;
+                    if th.jumps > self.unroll {
+                        th.cut = true;
+                        return Ok(());
+                    }
+                }
+                th.pc = to as u16;
+                Ok(())
+            };
+            match &code[pc].kind {
+                InstrKind::Label(_) => s.threads[t].pc += 1,
+                InstrKind::Mov { dst, src } => {
+                    let Some(v) = self.operand(s, t, src) else {
+                        return Ok(());
+                    };
+                    let d = self.reg_index(t, dst);
+                    s.threads[t].regs[d] = Some(v);
+                    s.threads[t].owner[d] = None;
+                    s.threads[t].pc += 1;
+                }
+                InstrKind::Op { dst, op, a, b } => {
+                    let (Some(x), Some(y)) = (self.operand(s, t, a), self.operand(s, t, b)) else {
+                        return Ok(());
+                    };
+                    let v = op
+                        .apply(x, y)
+                        .map_err(|e| MachineError(format!("P{t}: {e}")))?;
+                    let d = self.reg_index(t, dst);
+                    s.threads[t].regs[d] = Some(v);
+                    s.threads[t].owner[d] = None;
+                    s.threads[t].pc += 1;
+                }
+                InstrKind::Branch { cmp, a, b, target } => {
+                    let (Some(x), Some(y)) = (self.operand(s, t, a), self.operand(s, t, b)) else {
+                        return Ok(());
+                    };
+                    if cmp.eval(x, y) {
+                        jump(s, target)?;
+                    } else {
+                        s.threads[t].pc += 1;
+                    }
+                }
+                InstrKind::Goto { target } => jump(s, target)?,
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// Whether thread `t` can accept its next instruction now.
+    fn can_accept(&self, s: &LpState, t: usize) -> bool {
+        let th = &s.threads[t];
+        let code = &self.test.threads[t].code;
+        let pc = th.pc as usize;
+        if th.cut || pc >= code.len() {
+            return false;
+        }
+        let known_addr = |a: &Address| match a {
+            Address::Loc(_) => true,
+            Address::Reg(r) => th.regs[self.reg_index(t, r)].is_some(),
+        };
+        let known = |o: &Operand| self.operand(s, t, o).is_some();
+        match &code[pc].kind {
+            InstrKind::Load { addr, .. } => known_addr(addr),
+            InstrKind::Store { addr, src } => known_addr(addr) && known(src),
+            InstrKind::Rmw { addr, op, .. } => {
+                known_addr(addr)
+                    && match op {
+                        RmwOp::Bin(_, o) | RmwOp::Exch(o) | RmwOp::Inc(o) | RmwOp::Dec(o) => {
+                            known(o)
+                        }
+                        RmwOp::Cas { expected, new } => known(expected) && known(new),
+                    }
+            }
+            InstrKind::Fence => true,
+            _ => false,
+        }
+    }
+
+    /// The semantics and scope of instruction `k` of thread `t`.
+    fn sem_scope(&self, t: usize, k: usize) -> (Sem, u64) {
+        let info = &self.threads[t];
+        if info.arch == LpArch::X86 {
+            return (Sem::Relaxed, self.all);
+        }
+        let ins = &self.test.threads[t].code[k];
+        let has = |x: &str| ins.tags.iter().any(|g| g == x);
+        let sem = if has("SC") {
+            Sem::Sc
+        } else if has("ACQ_REL") {
+            Sem::AcqRel
+        } else if has("ACQ") {
+            Sem::Acquire
+        } else if has("REL") {
+            Sem::Release
+        } else if has("RLX") || matches!(ins.kind, InstrKind::Rmw { .. }) {
+            Sem::Relaxed
+        } else {
+            Sem::Weak
+        };
+        let scope = if sem == Sem::Weak {
+            info.me
+        } else if has("CTA") {
+            info.cta
+        } else if has("SYS") {
+            self.all
+        } else {
+            info.gpu
+        };
+        (sem, scope)
+    }
+
+    fn accept(&self, s: &mut LpState, t: usize) -> Result<(), MachineError> {
+        let k = s.threads[t].pc as usize;
+        let ins = &self.test.threads[t].code[k];
+        let arch = self.threads[t].arch;
+        let (sem, scope) = self.sem_scope(t, k);
+        let base = |kind: Kind, sem: Sem, seq: u16| Req {
+            id: rid(t as u32, seq as u32),
+            kind,
+            arch,
+            instr: k as u16,
+            loc: 0,
+            sem,
+            scope,
+            value: None,
+            op: None,
+            dst: None,
+            prop: bit(t as u32),
+            pred: 0,
+            done: false,
+        };
+        let seq = s.threads[t].seq;
+        let mut new: Vec<Req> = Vec::new();
+        let unknown = || MachineError(format!("P{t}: '{}' accepted with unknown inputs", ins.text));
+        match &ins.kind {
+            InstrKind::Load { dst, addr } => {
+                let mut r = base(Kind::Read, sem, seq);
+                r.loc = self.address(s, t, addr)?.ok_or_else(unknown)?;
+                let d = self.reg_index(t, dst);
+                r.dst = Some(d as u16);
+                s.threads[t].regs[d] = None;
+                s.threads[t].owner[d] = Some(seq);
+                new.push(r);
+            }
+            InstrKind::Store { addr, src } => {
+                let mut r = base(Kind::Write, sem, seq);
+                r.loc = self.address(s, t, addr)?.ok_or_else(unknown)?;
+                r.value = Some(self.operand(s, t, src).ok_or_else(unknown)?);
+                new.push(r);
+            }
+            InstrKind::Rmw { dst, addr, op } => {
+                let mut r = base(Kind::Rmw, sem, seq);
+                r.loc = self.address(s, t, addr)?.ok_or_else(unknown)?;
+                let v = |o: &Operand| self.operand(s, t, o).ok_or_else(unknown);
+                r.op = Some(match op {
+                    RmwOp::Bin(b, o) => ROp::Bin(*b, v(o)?),
+                    RmwOp::Exch(o) => ROp::Exch(v(o)?),
+                    RmwOp::Cas { expected, new } => ROp::Cas(v(expected)?, v(new)?),
+                    RmwOp::Inc(o) => ROp::Inc(v(o)?),
+                    RmwOp::Dec(o) => ROp::Dec(v(o)?),
+                });
+                if let Some(dst) = dst {
+                    let d = self.reg_index(t, dst);
+                    r.dst = Some(d as u16);
+                    s.threads[t].regs[d] = None;
+                    s.threads[t].owner[d] = Some(seq);
+                }
+                new.push(r);
+            }
+            InstrKind::Fence => {
+                if arch == LpArch::X86 {
+                    new.push(base(Kind::Fence, Sem::Sc, seq));
+                } else if sem == Sem::AcqRel {
+                    new.push(base(Kind::Fence, Sem::Acquire, seq));
+                    new.push(base(Kind::Fence, Sem::Release, seq + 1));
+                } else {
+                    new.push(base(Kind::Fence, sem, seq));
+                }
+            }
+            _ => return Err(unknown()),
+        }
+        s.threads[t].seq += new.len() as u16;
+        s.threads[t].pc += 1;
+        for r in new {
+            self.add_accepted(s, t, r);
+        }
+        self.settle(s, t)
+    }
+
+    /// Inserts accepted request `r` of thread `t` with its edges.
+    fn add_accepted(&self, s: &mut LpState, t: usize, r: Req) {
+        let tb = bit(t as u32);
+        let arch = self.threads[t].arch;
+        let mut edges = Vec::new();
+        let mut preds = Vec::new();
+        for o in &s.reqs {
+            let mut scope = 0u64;
+            // (1) observation: same address, one a write, already at `t`.
+            if o.is_mem()
+                && r.is_mem()
+                && o.loc == r.loc
+                && (o.writes() || r.writes())
+                && o.prop & tb != 0
+            {
+                scope |= self.all;
+                if o.writes() && r.reads() && o.thread() != t as u32 && o.thread() != INIT_THREAD {
+                    preds.push(o.id);
+                }
+            }
+            // (2) the order condition, for requests of `t` and predecessors.
+            let own = o.thread() == t as u32;
+            let pred = !own && o.pred & tb != 0;
+            if (own || pred)
+                && let Some(sc) = order(arch, o, &r, t as u32, pred, self.all)
+            {
+                scope |= sc;
+            }
+            if scope != 0 {
+                edges.push((o.id, scope));
+            }
+        }
+        let id = r.id;
+        let pos = s.reqs.partition_point(|x| x.id < id);
+        s.reqs.insert(pos, r);
+        for (from, sc) in edges {
+            s.add_edge(from, id, sc);
+        }
+        for w in preds {
+            self.mark_pred(s, w, id, t);
+        }
+    }
+
+    /// Write `w` was ordered before read `r` of thread `t`: make it a
+    /// predecessor at `t` if `t`'s architecture says so, and order it
+    /// before `t`'s requests after `r`.
+    fn mark_pred(&self, s: &mut LpState, w: Rid, r: Rid, t: usize) {
+        let arch = self.threads[t].arch;
+        let (Some(wq), Some(rq)) = (s.req(w), s.req(r)) else {
+            return;
+        };
+        if !makes_pred(arch, wq, rq, t as u32) {
+            return;
+        }
+        let wq = wq.clone();
+        if let Some(i) = s.idx(w) {
+            s.reqs[i].pred |= bit(t as u32);
+        }
+        let later: Vec<(Rid, u64)> = s
+            .reqs
+            .iter()
+            .filter(|x| x.thread() == t as u32 && x.id > r)
+            .filter_map(|x| order(arch, &wq, x, t as u32, true, self.all).map(|sc| (x.id, sc)))
+            .collect();
+        for (x, sc) in later {
+            s.add_edge(w, x, sc);
+        }
+    }
+
+    /// Whether `a` has reached every thread of `scope` (a fence: whether
+    /// everything ordered before it has reached its edge's scope).
+    fn reached(&self, s: &LpState, a: Rid, scope: u64, depth: u32) -> bool {
+        let Some(q) = s.req(a) else {
+            return true;
+        };
+        if q.kind != Kind::Fence {
+            return q.prop & scope == scope;
+        }
+        if depth > 64 {
+            return false;
+        }
+        s.edges
+            .iter()
+            .filter(|e| e.1 == a)
+            .all(|e| self.reached(s, e.0, e.2, depth + 1))
+    }
+
+    /// Whether `a` and every request before it in the order constraints
+    /// (transitively) have reached every thread of `scope`.
+    fn reached_all_before(&self, s: &LpState, a: Rid, scope: u64) -> bool {
+        let mut seen = vec![a];
+        let mut todo = vec![a];
+        while let Some(x) = todo.pop() {
+            if let Some(q) = s.req(x)
+                && q.kind != Kind::Fence
+                && q.prop & scope != scope
+            {
+                return false;
+            }
+            for e in s.edges.iter().filter(|e| e.1 == x) {
+                if !seen.contains(&e.0) {
+                    seen.push(e.0);
+                    todo.push(e.0);
+                }
+            }
+        }
+        true
+    }
+
+    /// Whether request `r` may propagate to thread `to` (A.2.2 (2)).
+    fn can_propagate(&self, s: &LpState, r: &Req, to: u32) -> bool {
+        let rt = r.thread();
+        s.edges.iter().filter(|e| e.1 == r.id).all(|&(a, _, sc)| {
+            let Some(aq) = s.req(a) else {
+                return true;
+            };
+            if aq.thread() == rt || aq.pred & bit(rt) != 0 {
+                if r.arch == LpArch::Ptx && r.sem.rel() {
+                    // A.5.2, blocking rule (5): a release waits until every
+                    // request order-constraints-preceding its blocker has
+                    // reached the scope too (cumulativity through chains).
+                    self.reached_all_before(s, a, sc)
+                } else {
+                    self.reached(s, a, sc, 0)
+                }
+            } else {
+                aq.prop & bit(to) != 0
+            }
+        })
+    }
+
+    fn propagate(&self, s: &mut LpState, r: Rid, to: u32) {
+        let Some(i) = s.idx(r) else {
+            return;
+        };
+        s.reqs[i].prop |= bit(to);
+        let rq = s.reqs[i].clone();
+        let rt = rq.thread();
+        let mut edges = Vec::new();
+        let mut preds = Vec::new();
+        for o in &s.reqs {
+            if o.thread() == to
+                && o.id != r
+                && o.is_mem()
+                && o.loc == rq.loc
+                && (o.writes() || rq.writes())
+                && o.prop & bit(rt) == 0
+            {
+                edges.push(o.id);
+                if rq.writes() && o.reads() {
+                    preds.push(o.id);
+                }
+            }
+        }
+        for o in edges {
+            s.add_edge(r, o, self.all);
+        }
+        for o in preds {
+            self.mark_pred(s, r, o, to as usize);
+        }
+    }
+
+    fn can_satisfy(&self, s: &LpState, r: &Req, w: &Req) -> bool {
+        w.writes()
+            && w.id != r.id
+            && w.loc == r.loc
+            && w.value.is_some()
+            && w.prop == r.prop
+            && s.ordered(w.id, r.id)
+            && !s.reqs.iter().any(|x| {
+                x.id != w.id
+                    && x.id != r.id
+                    && x.is_mem()
+                    && x.loc == r.loc
+                    && s.ordered(w.id, x.id)
+                    && s.ordered(x.id, r.id)
+            })
+    }
+
+    fn satisfy(&self, s: &mut LpState, r: Rid, w: Rid) -> Result<(), MachineError> {
+        let (Some(rq), Some(wq)) = (s.req(r).cloned(), s.req(w)) else {
+            return Err(MachineError("satisfy: request gone".into()));
+        };
+        let v = wq
+            .value
+            .ok_or_else(|| MachineError("satisfy: write without value".into()))?;
+        let t = rq.thread() as usize;
+        if let Some(d) = rq.dst {
+            let th = &mut s.threads[t];
+            if th.owner[d as usize] == Some((r & 0xFFFF) as u16) {
+                th.regs[d as usize] = Some(v);
+                th.owner[d as usize] = None;
+            }
+        }
+        match rq.op {
+            None => s.remove(r),
+            Some(op) => match op
+                .apply(v)
+                .map_err(|e| MachineError(format!("P{t}: {e}")))?
+            {
+                None => s.remove(r),
+                Some(n) => {
+                    if let Some(i) = s.idx(r) {
+                        s.reqs[i].value = Some(n);
+                        s.reqs[i].done = true;
+                    }
+                }
+            },
+        }
+        self.settle(s, t)
+    }
+
+    fn req_text(&self, q: &Req) -> String {
+        let loc = |l: u32| self.test.locations[l as usize].name.clone();
+        if q.thread() == INIT_THREAD {
+            return format!(
+                "init {}={}",
+                loc(q.loc),
+                q.value
+                    .map(|v| value_text(self.test, v))
+                    .unwrap_or_default()
+            );
+        }
+        let ins = &self.test.threads[q.thread() as usize].code[q.instr as usize];
+        let mut text = format!("P{}#{} {}", q.thread(), q.id & 0xFFFF, ins.text);
+        if q.kind == Kind::Fence && q.arch == LpArch::Ptx {
+            text.push_str(&format!(" [{}]", q.sem.name()));
+        }
+        if let (true, Some(v)) = (q.writes(), q.value) {
+            text.push_str(&format!(" (writes {})", value_text(self.test, v)));
+        }
+        text
+    }
+
+    /// A short name of request `id` (`P0#1 st [x], 1`).
+    pub fn describe(&self, s: &LpState, id: Rid) -> String {
+        s.req(id)
+            .map(|q| self.req_text(q))
+            .unwrap_or_else(|| format!("#{id:x}"))
+    }
+
+    fn threads_text(&self, m: u64) -> String {
+        if m == self.all {
+            return "sys".into();
+        }
+        (0..self.threads.len())
+            .filter(|t| m & bit(*t as u32) != 0)
+            .map(|t| format!("P{t}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The final memory value of location `l` (the last write).
+    fn final_value(&self, s: &LpState, l: u32) -> Option<Value> {
+        let ws: Vec<&Req> = s.reqs.iter().filter(|q| q.writes() && q.loc == l).collect();
+        let last: Vec<&&Req> = ws
+            .iter()
+            .filter(|w| !ws.iter().any(|x| x.id != w.id && s.ordered(w.id, x.id)))
+            .collect();
+        match last.as_slice() {
+            [w] => w.value,
+            _ => None,
+        }
+    }
+}
+
+impl Machine for LostPop<'_> {
+    type State = LpState;
+    type Key = u128;
+    type Transition = LpTransition;
+
+    fn name(&self) -> &str {
+        "lostpop"
+    }
+
+    fn initial(&self) -> LpState {
+        let mut reqs = Vec::new();
+        for (l, loc) in self.test.locations.iter().enumerate() {
+            reqs.push(Req {
+                id: rid(INIT_THREAD, l as u32),
+                kind: Kind::Write,
+                arch: LpArch::X86,
+                instr: 0,
+                loc: l as u32,
+                sem: Sem::Relaxed,
+                scope: self.all,
+                value: Some(loc.init),
+                op: None,
+                dst: None,
+                prop: self.all,
+                pred: 0,
+                done: true,
+            });
+        }
+        let threads = self
+            .test
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(t, th)| {
+                let info = &self.threads[t];
+                let regs = info
+                    .regs
+                    .iter()
+                    .map(|r| {
+                        Some(
+                            th.reg_init
+                                .iter()
+                                .find(|(n, _)| n == r)
+                                .map(|(_, v)| *v)
+                                .unwrap_or(Value::Int(0)),
+                        )
+                    })
+                    .collect();
+                TState {
+                    pc: 0,
+                    regs,
+                    owner: vec![None; info.regs.len()],
+                    jumps: 0,
+                    seq: 0,
+                    cut: false,
+                }
+            })
+            .collect();
+        let mut s = LpState {
+            threads,
+            reqs,
+            edges: Vec::new(),
+        };
+        for t in 0..self.threads.len() {
+            // Local instructions at the start cannot fail on known inputs
+            // except for arithmetic on addresses, which `apply` reports on
+            // the first step; keep the initial state as far as it got.
+            let _ = self.settle(&mut s, t);
+        }
+        s
+    }
+
+    fn enabled(&self, s: &LpState) -> Vec<LpTransition> {
+        let mut out = Vec::new();
+        if self.outcome(s).is_some() {
+            // Final: nothing left can change a register or an observed
+            // location's last write (see `outcome`).
+            return out;
+        }
+        for t in 0..self.threads.len() {
+            if self.can_accept(s, t) {
+                out.push(LpTransition::Accept { thread: t as u32 });
+            }
+        }
+        for r in &s.reqs {
+            if !r.is_mem() || r.thread() == INIT_THREAD || r.prop == self.all {
+                continue;
+            }
+            for to in 0..self.threads.len() as u32 {
+                if r.prop & bit(to) == 0 && self.can_propagate(s, r, to) {
+                    out.push(LpTransition::Propagate { req: r.id, to });
+                }
+            }
+        }
+        for r in s.reqs.iter().filter(|r| r.reads()) {
+            for w in &s.reqs {
+                if self.can_satisfy(s, r, w) {
+                    out.push(LpTransition::Satisfy {
+                        read: r.id,
+                        write: w.id,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn apply(&self, s: &LpState, tr: &LpTransition) -> Result<LpState, MachineError> {
+        let mut n = s.clone();
+        match *tr {
+            LpTransition::Accept { thread } => self.accept(&mut n, thread as usize)?,
+            LpTransition::Propagate { req, to } => self.propagate(&mut n, req, to),
+            LpTransition::Satisfy { read, write } => self.satisfy(&mut n, read, write)?,
+        }
+        Ok(n)
+    }
+
+    fn outcome(&self, s: &LpState) -> Option<Vec<Value>> {
+        let code_done = s
+            .threads
+            .iter()
+            .enumerate()
+            .all(|(t, th)| !th.cut && th.pc as usize >= self.test.threads[t].code.len());
+        // Final once every instruction is accepted and every read
+        // satisfied: registers cannot change any more, and an observed
+        // location's last write is fixed once it is the unique write with
+        // no order constraint to another write of it (edges between writes
+        // are never removed, and no edge is ever added out of a write that
+        // already has one into it from each of the others; see
+        // docs/operational.md). Remaining propagations are not explored.
+        if !code_done || s.reqs.iter().any(|r| r.reads()) {
+            return None;
+        }
+        self.observed
+            .iter()
+            .map(|term| match term {
+                Term::Reg { thread, reg } => {
+                    let th = s.threads.get(*thread)?;
+                    let i = self.threads[*thread].regs.iter().position(|r| r == reg)?;
+                    th.regs[i]
+                }
+                Term::Loc(l) => self.final_value(s, *l as u32),
+                Term::Const(v) => Some(*v),
+            })
+            .collect()
+    }
+
+    /// Accepting a request is a persistent singleton (docs/operational.md,
+    /// "Reduction"): it commutes with every other transition (it adds edges
+    /// into the new request only, and those edges are the same whether an
+    /// incoming propagation or satisfaction happens before or after it),
+    /// nothing disables it, and it disables nothing. The state graph is
+    /// acyclic (every transition grows accepted requests, propagation bits
+    /// or satisfied reads), so no cycle proviso is needed. So when a thread
+    /// can accept, only the first such accept is explored.
+    fn reduce(&self, _s: &LpState, enabled: &[LpTransition]) -> Option<Vec<usize>> {
+        enabled
+            .iter()
+            .position(|t| matches!(t, LpTransition::Accept { .. }))
+            .map(|i| vec![i])
+    }
+
+    /// The state is its own canonical form (ids are per-thread counters,
+    /// requests and edges sorted, satisfied reads gone); the key is a
+    /// 128-bit fingerprint of it (hash compaction: two independent 64-bit
+    /// SipHashes), which keeps the visited set at 16 bytes a state. Two
+    /// distinct states collide with probability about n²/2¹²⁹ for n
+    /// states, below 10⁻²⁴ at ten million states.
+    fn canonical(&self, s: &LpState) -> u128 {
+        use std::hash::{Hash, Hasher};
+        let mut a = std::collections::hash_map::DefaultHasher::new();
+        let mut b = std::collections::hash_map::DefaultHasher::new();
+        0x9e37_79b9_7f4a_7c15u64.hash(&mut b);
+        s.hash(&mut a);
+        s.hash(&mut b);
+        ((a.finish() as u128) << 64) | b.finish() as u128
+    }
+
+    fn label(&self, s: &LpState, tr: &LpTransition) -> String {
+        match *tr {
+            LpTransition::Accept { thread } => {
+                let th = &self.test.threads[thread as usize];
+                let pc = s.threads[thread as usize].pc as usize;
+                let text = th.code.get(pc).map(|i| i.text.as_str()).unwrap_or("?");
+                format!("accept P{thread}: {text}")
+            }
+            LpTransition::Propagate { req, to } => {
+                let scope = s
+                    .req(req)
+                    .map(|q| self.threads_text(q.scope))
+                    .unwrap_or_default();
+                format!(
+                    "propagate {} (scope {scope}) to P{to}",
+                    self.describe(s, req)
+                )
+            }
+            LpTransition::Satisfy { read, write } => format!(
+                "satisfy {} from {}",
+                self.describe(s, read),
+                self.describe(s, write)
+            ),
+        }
+    }
+
+    fn view(&self, s: &LpState) -> StateView {
+        let mut v = StateView::default();
+        for q in s.reqs.iter().filter(|q| q.thread() == INIT_THREAD) {
+            v.summary.push(self.req_text(q));
+        }
+        for (t, th) in s.threads.iter().enumerate() {
+            let info = &self.threads[t];
+            let code = &self.test.threads[t].code;
+            let next = code
+                .get(th.pc as usize)
+                .map(|i| format!("next: {}", i.text))
+                .unwrap_or_else(|| "done".into());
+            let regs = info
+                .regs
+                .iter()
+                .zip(&th.regs)
+                .map(|(r, v)| {
+                    format!(
+                        "{r}={}",
+                        v.map(|v| value_text(self.test, v))
+                            .unwrap_or_else(|| "?".into())
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            let mut tv = ThreadView {
+                name: format!("P{t}"),
+                arch: match info.arch {
+                    LpArch::X86 => "X86".into(),
+                    LpArch::Ptx => "PTX".into(),
+                },
+                info: vec![next, regs],
+                items: Vec::new(),
+            };
+            if th.cut {
+                tv.info.push("cut by the unroll bound".into());
+            }
+            for q in s.reqs.iter().filter(|q| q.thread() == t as u32) {
+                let mut detail = if q.kind == Kind::Fence {
+                    "fence (does not propagate)".to_string()
+                } else {
+                    format!("propagated to {}", self.threads_text(q.prop))
+                };
+                if q.pred != 0 {
+                    detail.push_str(&format!("; predecessor at {}", self.threads_text(q.pred)));
+                }
+                if q.kind == Kind::Rmw && q.done {
+                    detail.push_str("; read done");
+                }
+                tv.items.push(ItemView {
+                    id: format!("P{t}#{}", q.id & 0xFFFF),
+                    text: self.req_text(q),
+                    detail,
+                });
+            }
+            v.threads.push(tv);
+        }
+        for &(a, b, sc) in &s.edges {
+            let name = |id: Rid| {
+                if rid_thread(id) == INIT_THREAD {
+                    format!("init {}", self.test.locations[(id & 0xFFFF) as usize].name)
+                } else {
+                    format!("P{}#{}", rid_thread(id), id & 0xFFFF)
+                }
+            };
+            v.constraints.push(ConstraintView {
+                from: name(a),
+                to: name(b),
+                scope: self.threads_text(sc),
+            });
+        }
+        v.outcome = self.outcome(s).map(|vals| {
+            self.observed
+                .iter()
+                .zip(vals)
+                .map(|(t, x)| format!("{}={}", term_name(self.test, t), value_text(self.test, x)))
+                .collect()
+        });
+        v
+    }
+}

@@ -1,0 +1,40 @@
+//! LOST-POP (seed 000 §4, §5, Appendix A): requests that propagate thread by
+//! thread, order constraints labelled with scopes, predecessors for
+//! cumulative orderings, and stalling-only fences. One machine serves x86,
+//! PTX and compound X86+PTX tests: each thread keeps its own architecture,
+//! which decides only the order constraints its own requests get
+//! ([`order`]), and whether an incoming write becomes a predecessor there.
+//!
+//! Reading of the rules (docs/operational.md spells out every choice):
+//! - *accept* `r` at `t`: edges `r' -> r` (system scope) from every active
+//!   memory request `r'` already propagated to `t` with the same address,
+//!   one of them a write; and `r' -> r` at the architecture's scope meet
+//!   from every `r'` of `t` or predecessor at `t` the order condition picks.
+//! - *propagate* `r` to `t`: blocked by an edge `r' -> r` at scope `s` when
+//!   `r'` is of `r`'s thread (or a predecessor there) and has not reached
+//!   every thread of `s` (a fence counts as reached once all its incoming
+//!   edges are), or when `r'` is of another thread and has not reached `t`.
+//!   Then edges `r -> r'` to `t`'s own same-address requests not yet at
+//!   `r`'s thread; a write ordered before a read of `t` this way becomes a
+//!   predecessor at `t` (PTX: when the scopes match) and is ordered before
+//!   `t`'s requests after that read as the order condition says.
+//! - *satisfy* `r` with `w`: same address, same propagation sets, `w -> r`,
+//!   no same-address request between them; the read is removed (an RMW
+//!   stays as a write with its new value; a failing CAS is removed like a
+//!   read).
+//! - Fences are requests that never propagate; they stall through the
+//!   edges into and out of them. A PTX `acq_rel` fence is an acquire half
+//!   and a release half.
+//!
+//! Register dependencies: a request is accepted once the registers it uses
+//! (address, stored value, RMW operand) are known, i.e. the reads giving
+//! them are satisfied; branches wait the same way. Local instructions run
+//! as soon as their inputs are known (they touch only the thread's own
+//! registers, so running them eagerly loses no behaviour).
+
+mod machine;
+mod order;
+mod types;
+
+pub use machine::LostPop;
+pub use types::{LpState, LpTransition};

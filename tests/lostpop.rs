@@ -1,0 +1,306 @@
+//! LOST-POP (seed 000 §4–5, App. A): walk-throughs of Figs. 5–11 with the
+//! outcome and the shape of a witness trace, and agreement/soundness
+//! against the axiomatic models on the project's own tests. Oracle-wide
+//! comparisons are in `tests/lostpop_oracles.rs`.
+
+use litmix::driver::{FileOutcome, ModelCache, check_test};
+use litmix::exec::{CheckOptions, CheckResult};
+use litmix::ir::Test;
+
+fn parse(name: &str, src: &str) -> Test {
+    litmix::litmus::parse_str(name, src).unwrap_or_else(|d| panic!("{}", d.render()))
+}
+
+fn check(test: &Test, model: &str) -> CheckResult {
+    let opts = CheckOptions {
+        trace: true,
+        ..CheckOptions::default()
+    };
+    match check_test(
+        "t.litmus".into(),
+        test.clone(),
+        Some(model),
+        &ModelCache::default(),
+        &opts,
+    ) {
+        FileOutcome::Checked { result, .. } => *result,
+        FileOutcome::Failed { message, .. } => panic!("{model}: {message}"),
+    }
+}
+
+/// The witness trace of the first outcome satisfying the condition.
+fn witness(r: &CheckResult) -> Vec<String> {
+    let op = r.operational.as_ref().expect("operational report");
+    op.traces
+        .iter()
+        .find(|t| t.satisfies)
+        .map(|t| t.steps.clone())
+        .unwrap_or_default()
+}
+
+/// Index of the first step containing every one of `parts`.
+fn step(trace: &[String], parts: &[&str]) -> usize {
+    trace
+        .iter()
+        .position(|s| parts.iter().all(|p| s.contains(p)))
+        .unwrap_or_else(|| panic!("no step with {parts:?} in\n{}", trace.join("\n")))
+}
+
+const FIG5_MP_WEAK: &str = "PTX Fig5-MP
+{ x=0; y=0; }
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+ st.weak x, 1   | ld.weak r0, y  ;
+ st.weak y, 1   | ld.weak r1, x  ;
+exists (1:r0 == 1 /\\ 1:r1 == 0)
+";
+
+#[test]
+fn fig5_mp_weak_is_allowed_and_the_read_is_satisfied_after_propagating() {
+    let t = parse("Fig5.litmus", FIG5_MP_WEAK);
+    let r = check(&t, "lostpop");
+    assert!(r.validated, "weak MP is allowed");
+    let tr = witness(&r);
+    // y=1 reaches P1 and the read of y is satisfied by it; the read of x
+    // reads the initial write.
+    let prop_y = step(&tr, &["propagate", "st.weak y, 1", "to P1"]);
+    let sat_y = step(&tr, &["satisfy", "ld.weak r0, y", "from P0#1"]);
+    assert!(prop_y < sat_y);
+    step(&tr, &["satisfy", "ld.weak r1, x", "from init x=0"]);
+    // Without the reordering, the plain outcomes are there too.
+    assert_eq!(r.states.len(), 4);
+}
+
+const FIG6_IRIW_RLX: &str = "PTX Fig6-IRIW
+{ x=0; y=0; }
+ P0@cta 0,gpu 0    | P1@cta 1,gpu 0     | P2@cta 2,gpu 0     | P3@cta 3,gpu 0    ;
+ st.relaxed.sys x, 1 | ld.relaxed.sys r0, x | ld.relaxed.sys r0, y | st.relaxed.sys y, 1 ;
+                   | ld.relaxed.sys r1, y | ld.relaxed.sys r1, x |                   ;
+exists (1:r0 == 1 /\\ 1:r1 == 0 /\\ 2:r0 == 1 /\\ 2:r1 == 0)
+";
+
+#[test]
+fn fig6_iriw_is_non_mca_the_first_reads_go_before_the_second_propagate() {
+    let t = parse("Fig6.litmus", FIG6_IRIW_RLX);
+    let r = check(&t, "lostpop");
+    assert!(r.validated, "IRIW with relaxed reads is allowed (non-MCA)");
+    let tr = witness(&r);
+    // x=1 reaches P1 only; P1's first read is satisfied by it; only then
+    // does its second read leave for other threads and read y=0.
+    let sat_first = step(&tr, &["satisfy", "P1#0", "from P0#0"]);
+    step(&tr, &["satisfy", "P1#1", "from init y=0"]);
+    let second_out = step(&tr, &["propagate", "P1#1"]);
+    assert!(sat_first < second_out, "{}", tr.join("\n"));
+}
+
+fn mp_fences(f0: &str, f1: &str) -> String {
+    format!(
+        "PTX MP+fences
+{{ x=0; y=0; }}
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
+ st.relaxed.sys x, 1 | ld.relaxed.sys r0, y ;
+ {f0:19} | {f1:20} ;
+ st.relaxed.sys y, 1 | ld.relaxed.sys r1, x ;
+exists (1:r0 == 1 /\\ 1:r1 == 0)
+"
+    )
+}
+
+#[test]
+fn fig7_mp_with_fences_is_forbidden_and_each_fence_is_needed() {
+    let both = parse(
+        "Fig7.litmus",
+        &mp_fences("fence.acq_rel.sys", "fence.acq_rel.sys"),
+    );
+    let r = check(&both, "lostpop");
+    assert!(!r.validated, "MP with both fences is forbidden");
+    assert!(litmix::op::judge::trace_text(&both, &r).contains("forbidden"));
+    for (a, b) in [
+        ("fence.acq_rel.sys", "ld.relaxed.sys r2, z"),
+        ("st.relaxed.sys z, 1", "fence.acq_rel.sys"),
+    ] {
+        let t = parse("Fig7b.litmus", &mp_fences(a, b));
+        assert!(check(&t, "lostpop").validated, "one fence only ({a} | {b})");
+    }
+    // §4.4: a cta-scoped fence between threads of different CTAs does not
+    // order for the other thread.
+    let cta = parse(
+        "Fig7c.litmus",
+        &mp_fences("fence.acq_rel.cta", "fence.acq_rel.sys"),
+    );
+    assert!(check(&cta, "lostpop").validated);
+}
+
+const FIG8_WRC: &str = "PTX Fig8-WRC
+{ x=0; y=0; }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       | P2@cta 2,gpu 0       ;
+ st.relaxed.sys x, 1 | ld.relaxed.sys r0, x | ld.relaxed.sys r1, y ;
+                     | fence.acq_rel.sys    | fence.acq_rel.sys    ;
+                     | st.relaxed.sys y, 1  | ld.relaxed.sys r2, x ;
+exists (1:r0 == 1 /\\ 2:r1 == 1 /\\ 2:r2 == 0)
+";
+
+#[test]
+fn fig8_wrc_predecessor_keeps_the_chain_after_the_read_is_removed() {
+    let t = parse("Fig8.litmus", FIG8_WRC);
+    let r = check(&t, "lostpop");
+    assert!(!r.validated, "WRC with cumulative fences is forbidden");
+    // The state P1 reads x=1 in: x=1 reached P1 first (it becomes a
+    // predecessor there), then the read could be satisfied.
+    let tr = r
+        .operational
+        .as_ref()
+        .unwrap()
+        .traces
+        .iter()
+        .find(|t| t.outcome.starts_with("1:r0=1;"))
+        .expect("an outcome where P1 reads x=1")
+        .steps
+        .clone();
+    let p = step(&tr, &["propagate", "P0#0", "to P1"]);
+    let s = step(&tr, &["satisfy", "P1#0", "from P0#0"]);
+    assert!(p < s);
+}
+
+#[test]
+fn fig9_compound_iriw_is_forbidden() {
+    let src = include_str!("models/cmm/Fig9-IRIW-x86-ptx.litmus");
+    let t = parse("Fig9.litmus", src);
+    let r = check(&t, "lostpop");
+    assert!(!r.validated);
+    assert!(litmix::op::judge::trace_text(&t, &r).contains("forbidden"));
+    // ... and the same shape with the PTX fence weakened to relaxed reads
+    // only is allowed: the x86 thread alone cannot forbid it.
+    let weaker = src.replace(" fence.sc.sys         ", " ld.relaxed.sys r9, z ");
+    let w = parse("Fig9b.litmus", &weaker);
+    assert!(check(&w, "lostpop").validated);
+}
+
+#[test]
+fn fig10_compound_wrc_is_allowed_because_the_gpu_read_makes_no_predecessor() {
+    let src = include_str!("models/cmm/Fig10-WRC-x86+ptx-rlx.gpu-rel.sys+ptx.litmus");
+    let t = parse("Fig10.litmus", src);
+    let r = check(&t, "lostpop");
+    assert!(r.validated);
+    let tr = witness(&r);
+    // y=1 reaches P2 while x=1 has not (x=1 is no predecessor at P1).
+    let y_at_p2 = step(&tr, &["propagate", "P1#1", "to P2"]);
+    assert!(
+        !tr[..y_at_p2]
+            .iter()
+            .any(|s| s.contains("propagate P0#0") && s.contains("to P2")),
+        "{}",
+        tr.join("\n")
+    );
+    // With a .sys read, the write becomes a predecessor and it is forbidden.
+    let sys = parse(
+        "Fig10b.litmus",
+        &src.replace("ld.relaxed.gpu r0, x", "ld.relaxed.sys r0, x"),
+    );
+    assert!(!check(&sys, "lostpop").validated);
+}
+
+/// Fig. 11: allowed by PTX, forbidden by LOST-POP (a known strengthening).
+#[test]
+fn fig11_known_strengthenings() {
+    let tests = [
+        "PTX Fig11a-2+2W
+{ x=0; y=0; }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0      ;
+ st.release.sys x, 1 | st.release.sys y, 1 ;
+ st.release.sys y, 2 | st.release.sys x, 2 ;
+ ld.acquire.sys r1, y | ld.acquire.sys r2, x ;
+exists (0:r1 == 1 /\\ 1:r2 == 1)
+",
+        "PTX Fig11b-ISA2-acq
+{ x=0; y=0; z=0; }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       | P2@cta 2,gpu 0       ;
+ st.relaxed.sys x, 1 | ld.relaxed.sys r1, y | ld.relaxed.sys r2, z ;
+ fence.release.sys   | fence.acquire.sys    | fence.acquire.sys    ;
+ st.relaxed.sys y, 1 | st.relaxed.sys z, 1  | ld.relaxed.sys r3, x ;
+exists (1:r1 == 1 /\\ 2:r2 == 1 /\\ 2:r3 == 0)
+",
+        "PTX Fig11c-ISA2-rel
+{ x=0; y=0; z=0; }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       | P2@cta 2,gpu 0       ;
+ st.relaxed.sys x, 1 | ld.relaxed.sys r1, y | ld.relaxed.sys r2, z ;
+ fence.release.sys   | fence.release.sys    | fence.acquire.sys    ;
+ st.relaxed.sys y, 1 | st.relaxed.sys z, 1  | ld.relaxed.sys r3, x ;
+exists (1:r1 == 1 /\\ 2:r2 == 1 /\\ 2:r3 == 0)
+",
+    ];
+    for src in tests {
+        let t = parse("Fig11.litmus", src);
+        assert!(check(&t, "ptx6").validated, "{}: PTX allows", t.name);
+        let r = check(&t, "lostpop");
+        assert!(!r.validated, "{}: LOST-POP forbids", t.name);
+        // Strictly stronger: every LOST-POP outcome is a PTX outcome.
+        let ax = check(&t, "ptx6");
+        assert!(r.states.keys().all(|s| ax.states.contains_key(s)));
+    }
+}
+
+#[test]
+fn x86_classics_match_x86tso() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models/x86tso");
+    let mut compared = 0;
+    for f in litmix::driver::collect_paths(&[dir]) {
+        let t = litmix::litmus::parse_file(&f).unwrap();
+        let a = check(&t, "lostpop");
+        let b = check(&t, "x86tso");
+        assert_eq!(
+            a.states.keys().collect::<Vec<_>>(),
+            b.states.keys().collect::<Vec<_>>(),
+            "{}",
+            f.display()
+        );
+        compared += 1;
+    }
+    assert!(compared >= 5, "only {compared} x86 tests");
+}
+
+#[test]
+fn outside_the_model_is_a_clear_error() {
+    let bar = "PTX BAR
+{ x=0; }
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
+ st.weak x, 1   | bar.sync 0     ;
+ bar.sync 0     | ld.weak r0, x  ;
+exists (1:r0 == 0)
+";
+    let t = parse("BAR.litmus", bar);
+    let opts = CheckOptions::default();
+    match check_test(
+        "BAR.litmus".into(),
+        t,
+        Some("lostpop"),
+        &ModelCache::default(),
+        &opts,
+    ) {
+        FileOutcome::Failed { message, .. } => {
+            assert!(message.contains("barrier"), "{message}");
+            assert!(message.contains("BAR:5:2"), "{message}");
+        }
+        FileOutcome::Checked { .. } => panic!("barriers are outside LOST-POP"),
+    }
+}
+
+#[test]
+fn max_states_limit_is_reported() {
+    let t = parse("Fig6.litmus", FIG6_IRIW_RLX);
+    let opts = CheckOptions {
+        max_states: 50,
+        ..CheckOptions::default()
+    };
+    match check_test(
+        "Fig6.litmus".into(),
+        t,
+        Some("lostpop"),
+        &ModelCache::default(),
+        &opts,
+    ) {
+        FileOutcome::Failed { message, .. } => {
+            assert!(message.contains("more than 50 states"), "{message}")
+        }
+        FileOutcome::Checked { .. } => panic!("IRIW has more than 50 states"),
+    }
+}
