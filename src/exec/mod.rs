@@ -180,6 +180,30 @@ pub struct CheckResult {
 }
 
 impl CheckResult {
+    /// Counts `n` allowed executions whose final state does (`sat`) or does
+    /// not satisfy the condition's proposition. herd's Positive counts those
+    /// satisfying it, negated for `~exists`; every judge counts this way.
+    pub fn count_allowed(&mut self, sat: bool, n: u64) {
+        let positive = match self.quantifier {
+            Quantifier::NotExists => !sat,
+            _ => sat,
+        };
+        if positive {
+            self.positive += n;
+        } else {
+            self.negative += n;
+        }
+    }
+
+    /// Decides `validated` from the counts (herd's `Ok`): some positive
+    /// execution for `exists`, no negative one for `forall` and `~exists`.
+    pub fn settle(&mut self) {
+        self.validated = match self.quantifier {
+            Quantifier::Exists => self.positive > 0,
+            Quantifier::NotExists | Quantifier::Forall => self.negative == 0,
+        };
+    }
+
     /// An empty result for `test` under the model named `model`: no state,
     /// no candidate yet. Every judge (cat models, operational machines)
     /// starts from it and fills in what it finds.
@@ -248,7 +272,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
     let counts: Vec<usize> = thread_paths.iter().map(|t| t.paths.len()).collect();
     if counts.contains(&0) {
         res.elapsed = start.elapsed();
-        return Ok(finish(test, res, forbidden));
+        return Ok(finish(res, forbidden));
     }
     let mut choice = vec![0usize; counts.len()];
     loop {
@@ -314,7 +338,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         }
         if !next_choice(&mut choice, |k| counts[k]) {
             res.elapsed = start.elapsed();
-            return Ok(finish(test, res, forbidden));
+            return Ok(finish(res, forbidden));
         }
     }
 }
@@ -338,30 +362,8 @@ fn over_budget(max: u64) -> CheckError {
     ))
 }
 
-/// Counts one allowed execution: herd's Positive counts those satisfying
-/// the condition's proposition, negated for `~exists`.
-fn count(res: &mut CheckResult, quantifier: Quantifier, sat: bool) {
-    let positive = match quantifier {
-        Quantifier::NotExists => !sat,
-        _ => sat,
-    };
-    if positive {
-        res.positive += 1;
-    } else {
-        res.negative += 1;
-    }
-}
-
-fn finish(
-    test: &Test,
-    mut res: CheckResult,
-    forbidden: BTreeMap<Vec<Value>, Forbidden>,
-) -> CheckResult {
-    res.validated = match test.condition.quantifier {
-        Quantifier::Exists => res.positive > 0,
-        Quantifier::NotExists => res.negative == 0,
-        Quantifier::Forall => res.negative == 0,
-    };
+fn finish(mut res: CheckResult, forbidden: BTreeMap<Vec<Value>, Forbidden>) -> CheckResult {
+    res.settle();
     res.forbidden = forbidden
         .into_iter()
         .filter(|(s, _)| !res.states.contains_key(s))
@@ -946,7 +948,7 @@ impl RfSearch<'_, '_> {
         };
         if outcome.allowed {
             *self.res.states.entry(state.clone()).or_insert(0) += 1;
-            count(self.res, self.skel.test.condition.quantifier, sat);
+            self.res.count_allowed(sat, 1);
             self.res.flags.extend(outcome.flags.iter().cloned());
             if self.res.witnesses.len() < self.opts.keep_witnesses && interesting {
                 self.res
@@ -1013,7 +1015,7 @@ impl RfSearch<'_, '_> {
                 _ => sat,
             };
             *self.res.states.entry(state.clone()).or_insert(0) += 1;
-            count(self.res, self.skel.test.condition.quantifier, sat);
+            self.res.count_allowed(sat, 1);
             self.res.flags.extend(a.flags.iter().cloned());
             if self.res.witnesses.len() < self.opts.keep_witnesses && interesting {
                 self.res

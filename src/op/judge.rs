@@ -7,7 +7,7 @@ use super::lostpop::LostPop;
 use super::machine::Machine;
 use super::view::{StateView, state_view};
 use crate::exec::{CheckError, CheckOptions, CheckResult, satisfies};
-use crate::ir::{Quantifier, Test, Value};
+use crate::ir::{Test, Value};
 use serde::Serialize;
 
 /// The operational models `--model` accepts, with a description.
@@ -90,11 +90,7 @@ pub fn run_machine<M: Machine>(
     let mut traces = Vec::new();
     for (state, count) in &ex.final_states {
         let sat = satisfies(test, state);
-        if sat {
-            res.positive += count;
-        } else {
-            res.negative += count;
-        }
+        res.count_allowed(sat, *count);
         res.states.insert(state.clone(), *count);
         if (opts.trace || opts.keep_witnesses > 0)
             && let Some(tr) = ex.outcomes.get(state)
@@ -112,11 +108,7 @@ pub fn run_machine<M: Machine>(
             });
         }
     }
-    res.validated = match test.condition.quantifier {
-        Quantifier::Exists => res.positive > 0,
-        Quantifier::NotExists => res.positive == 0,
-        Quantifier::Forall => res.negative == 0,
-    };
+    res.settle();
     res.elapsed = ex.elapsed;
     res.operational = Some(Box::new(OpReport {
         machine: m.name().to_string(),

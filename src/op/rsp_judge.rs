@@ -7,7 +7,7 @@
 use super::explore::{ExploreError, ExploreOptions, explore};
 use super::rsp_cache::{RspCache, RspOptions};
 use crate::exec::{CheckError, CheckOptions, CheckResult, observed_terms};
-use crate::ir::{Prop, Quantifier, Term, Test, Value};
+use crate::ir::{Prop, Term, Test, Value};
 
 /// The machine's model names with a description.
 pub const MODELS: &[(&str, &str)] = &[
@@ -83,26 +83,19 @@ pub fn check(
     let mut trace = None;
     for (state, count) in &ex.final_states {
         let sat = satisfies(test, &observed, state);
-        if sat {
-            res.positive += count;
-            if trace.is_none()
-                && let Some(tr) = ex.outcomes.get(state)
-            {
-                trace = Some(
-                    m.render_trace(tr)
-                        .map_err(|e| CheckError::Limit(format!("{name}: {e}")))?,
-                );
-            }
-        } else {
-            res.negative += count;
+        res.count_allowed(sat, *count);
+        if sat
+            && trace.is_none()
+            && let Some(tr) = ex.outcomes.get(state)
+        {
+            trace = Some(
+                m.render_trace(tr)
+                    .map_err(|e| CheckError::Limit(format!("{name}: {e}")))?,
+            );
         }
         res.states.insert(state.clone(), *count);
     }
-    res.validated = match test.condition.quantifier {
-        Quantifier::Exists => res.positive > 0,
-        Quantifier::NotExists => res.positive == 0,
-        Quantifier::Forall => res.negative == 0,
-    };
+    res.settle();
     Ok((
         res,
         RspRun {
