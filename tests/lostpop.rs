@@ -79,17 +79,19 @@ exists (1:r0 == 1 /\\ 1:r1 == 0 /\\ 2:r0 == 1 /\\ 2:r1 == 0)
 ";
 
 #[test]
-fn fig6_iriw_is_non_mca_the_first_reads_go_before_the_second_propagate() {
+fn fig6_iriw_is_non_mca_each_reader_sees_one_write_only() {
     let t = parse("Fig6.litmus", FIG6_IRIW_RLX);
     let r = check(&t, "lostpop");
     assert!(r.validated, "IRIW with relaxed reads is allowed (non-MCA)");
     let tr = witness(&r);
-    // x=1 reaches P1 only; P1's first read is satisfied by it; only then
-    // does its second read leave for other threads and read y=0.
-    let sat_first = step(&tr, &["satisfy", "P1#0", "from P0#0"]);
+    // Non-MCA: P1 sees x=1 but not y=1, P2 sees y=1 but not x=1; reads of
+    // different addresses are unordered for relaxed PTX, so the witness
+    // may send a second read out first. Each read is satisfied by the
+    // write the outcome names.
+    step(&tr, &["satisfy", "P1#0", "from P0#0"]);
     step(&tr, &["satisfy", "P1#1", "from init y=0"]);
-    let second_out = step(&tr, &["propagate", "P1#1"]);
-    assert!(sat_first < second_out, "{}", tr.join("\n"));
+    step(&tr, &["satisfy", "P2#0", "from P3#0"]);
+    step(&tr, &["satisfy", "P2#1", "from init x=0"]);
 }
 
 fn mp_fences(f0: &str, f1: &str) -> String {
