@@ -787,8 +787,14 @@ impl RfSearch<'_, '_> {
             }
         }
         let bars = barrier::instances(skel, &self.values)?;
+        // Counted, like thin-air choices, only when the model's pruning
+        // checks do not reject this rf choice anyway: the count is then the
+        // same whether pruning is on or off.
         if bars.deadlock {
-            self.res.barrier_deadlocks += 1;
+            let (co, none) = (self.base_co.clone(), Relation::new(skel.len()));
+            if !self.partial_fails(&co, &none, false) {
+                self.res.barrier_deadlocks += 1;
+            }
         }
         let regs = self.final_registers();
         for bar in &bars.matchings {
