@@ -489,10 +489,11 @@ fn candidate_budget_is_named() {
     assert!(t.elapsed() < Duration::from_secs(30));
 }
 
-/// The one-worker server answers "busy" within the bound while its only
-/// worker finishes a cut-off check.
+/// The engine stops a cut-off check at the server's deadline, so a
+/// one-worker server has its worker back at once: the next request is
+/// answered normally, not "busy", and within the bound.
 #[test]
-fn busy_server_answers_within_the_bound() {
+fn cut_off_check_frees_its_worker() {
     let limit = Duration::from_millis(700);
     let s = server(ServeLimits {
         time: limit,
@@ -502,14 +503,12 @@ fn busy_server_answers_within_the_bound() {
     });
     let r = post(&s, &json!({"source": RUNAWAY}));
     assert_eq!(r.status, 422, "{}", r.text());
+    assert_eq!(r.json().unwrap()["limit"], "time");
     let t = Instant::now();
     let r = post(&s, &json!({"source": read("examples/MP-gpu.litmus")}));
-    assert_eq!(r.status, 503, "{}", r.text());
-    let v = r.json().unwrap();
-    assert!(
-        v["error"].as_str().unwrap().starts_with("server busy"),
-        "{v}"
-    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    // MP-gpu's condition is `~exists` of the stale read: validated.
+    assert_eq!(r.json().unwrap()["verdict"], "Ok");
     assert!(t.elapsed() < limit + Duration::from_secs(3));
 }
 

@@ -48,8 +48,8 @@ pub const CAT_FILE: &str = "model.cat";
 /// Witness executions kept for graphs (as `--dot`).
 const GRAPH_WITNESSES: usize = 4;
 
-/// The engine options for the server's limits. (When the engine gains a
-/// deadline of its own, it is set here from `ServeLimits::time`.)
+/// The engine options for the server's limits, the time limit included
+/// (the engine's own deadline, `CheckOptions::timeout`).
 // The struct update keeps this compiling when the engine adds options.
 #[allow(clippy::needless_update)]
 pub fn options(st: &AppState, req: &RunRequest) -> CheckOptions {
@@ -61,6 +61,9 @@ pub fn options(st: &AppState, req: &RunRequest) -> CheckOptions {
         max_paths: l.max_paths,
         why: req.why,
         keep_witnesses: if req.graphs { GRAPH_WITNESSES } else { 0 },
+        // The engine stops at this deadline itself, so a cut-off check
+        // frees its worker instead of running on to its candidate budget.
+        timeout: Some(l.time),
         ..CheckOptions::default()
     }
 }
@@ -102,7 +105,17 @@ pub fn run_check(st: &Arc<AppState>, req: &RunRequest) -> (StatusCode, Json) {
             (StatusCode::OK, body)
         }
         Err(CheckError::Diagnostic(d)) => (StatusCode::BAD_REQUEST, diagnostic_json(&file, &d)),
-        // A size limit (and, once the engine has one, its own time limit).
+        // The engine's deadline (reached, or foreseen by its fail-fast
+        // estimate against `--timeout`) is the server's time limit.
+        Err(CheckError::Timeout { .. }) => {
+            (StatusCode::UNPROCESSABLE_ENTITY, time_limit_json(&file, st))
+        }
+        Err(CheckError::Limit(m)) if m.contains("over --timeout") => {
+            let mut body = time_limit_json(&file, st);
+            body["detail"] = json!(m);
+            (StatusCode::UNPROCESSABLE_ENTITY, body)
+        }
+        // A size limit.
         Err(e) => {
             let mut body = report::json::error(&file, &format!("{file}: {e}"));
             body["limit"] = json!("search");
@@ -266,4 +279,18 @@ fn execution(
         "cycle": steps,
         "dot": report::dot::execution_with_cycle(test, title, ex, cycle),
     })
+}
+
+/// The error for a check cut off by the server's time limit (the same
+/// words whether the engine or the request timer noticed it first).
+pub fn time_limit_json(file: &str, st: &AppState) -> Json {
+    let mut body = report::json::error(
+        file,
+        &format!(
+            "limit exceeded: the check ran over the time limit of {} s",
+            st.limits.time.as_secs_f64()
+        ),
+    );
+    body["limit"] = json!("time");
+    body
 }
