@@ -9,7 +9,7 @@ mod cli;
 use clap::{Parser, Subcommand};
 use cli::{
     bench::BenchArgs, compare::CompareArgs, conform::ConformArgs, convert::ConvertArgs,
-    fuzz::FuzzArgs, models::ModelsArgs, run::RunArgs, serve::ServeArgs,
+    fuzz::FuzzArgs, models::ModelsArgs, run::RunArgs, serve::ServeArgs, step::StepArgs,
 };
 use std::process::ExitCode;
 
@@ -36,6 +36,8 @@ enum Command {
     Conform(ConformArgs),
     /// Compare two models (axiomatic or operational) test by test.
     Compare(CompareArgs),
+    /// Step through an operational model by hand (pick, undo, replay).
+    Step(StepArgs),
     /// List the built-in models (`--pruning MODEL`: which checks prune the search).
     Models(ModelsArgs),
     /// Mutation-fuzz the front ends and the cat parser (findings become regression tests).
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => cli::bench::bench(a),
         Command::Conform(a) => cli::conform::conform(a),
         Command::Compare(a) => cli::compare::compare(a),
+        Command::Step(a) => cli::step::step(a),
         Command::Models(a) => cli::models::models(a),
         Command::Fuzz(a) => cli::fuzz::fuzz(a),
         Command::Mappings => litmix::mapping::cli::list(),

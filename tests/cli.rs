@@ -440,3 +440,55 @@ fn herd_x86tso_as_written_matches_the_builtin() {
     assert_eq!(a.matches("\nTest ").count() + 1, 244);
     assert!(a == b, "herd's x86tso.cat and the built-in differ");
 }
+
+/// `litmix step` reads commands from a pipe: a pick shows the taken
+/// transition and the new state, undo returns to the initial state, a
+/// replay rebuilds a trace, a bad number is refused, and always taking
+/// transition 0 of LOST-POP on the compound MP test ends in a final state
+/// (its outcome is shown) with nothing left enabled.
+#[test]
+fn step_picks_undoes_replays_and_reaches_a_final_state() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_litmix"))
+        .args(["step", "examples/MP-x86-ptx-sys.litmus"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start litmix step");
+    let mut script = String::from("0\nu\nu\nr 0,0\nt\n99\n");
+    script.push_str(&"0\n".repeat(40));
+    script.push_str("q\n");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("took [0] accept P0: st.weak x, 1"), "{out}");
+    assert!(
+        out.contains("undone") && out.contains("at the initial state"),
+        "{out}"
+    );
+    assert!(
+        out.contains("replayed 2 steps") && out.contains("replay: 0,0"),
+        "{out}"
+    );
+    assert!(out.contains("no transition 99"), "{out}");
+    assert!(out.contains("final: "), "{out}");
+    assert!(out.contains("no transition enabled"), "{out}");
+}
+
+/// `litmix step` refuses a model that is not operational.
+#[test]
+fn step_refuses_an_axiomatic_model() {
+    let o = litmix(&["step", "--model", "ptx6", "examples/MP-gpu.litmus"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("not an operational model"),
+        "{}",
+        stderr(&o)
+    );
+}

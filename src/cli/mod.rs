@@ -38,6 +38,7 @@ pub mod live;
 pub mod models;
 pub mod run;
 pub mod serve;
+pub mod step;
 
 /// Search limits shared by every command that checks tests.
 #[derive(Args, Clone)]

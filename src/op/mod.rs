@@ -25,6 +25,7 @@ pub mod lostpop;
 pub mod machine;
 pub mod rsp_cache;
 pub mod rsp_judge;
+pub mod step;
 pub mod view;
 
 #[cfg(test)]
