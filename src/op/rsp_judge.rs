@@ -1,13 +1,13 @@
 //! `rsp-cache` and `rsp-cache-nolock` as `--model` choices: explore the
 //! cache machine on an `RSP` test and present the result as a
 //! [`CheckResult`], so the herd block, `--json` and `check-mapping` work
-//! as with an axiomatic model. (Stands in for the generic operational
-//! judge until it lands; the machine itself knows nothing of this.)
+//! as with an axiomatic model. `op::judge::check` routes these names here;
+//! the machine itself knows nothing of this.
 
 use super::explore::{ExploreError, ExploreOptions, explore};
 use super::rsp_cache::{RspCache, RspOptions};
-use crate::exec::{CheckError, CheckOptions, CheckResult, observed_terms};
-use crate::ir::{Prop, Term, Test, Value};
+use crate::exec::{CheckError, CheckOptions, CheckResult, satisfies};
+use crate::ir::Test;
 
 /// The machine's model names with a description.
 pub const MODELS: &[(&str, &str)] = &[
@@ -75,14 +75,13 @@ pub fn check(
         ExploreError::Limit(m) => CheckError::Limit(m),
         ExploreError::Machine(e) => CheckError::Limit(format!("{name}: {e}")),
     })?;
-    let observed = observed_terms(test);
     let mut res = CheckResult::new(test, name);
     res.candidates = ex.states;
     res.rf_nodes = ex.transitions;
     res.elapsed = ex.elapsed;
     let mut trace = None;
     for (state, count) in &ex.final_states {
-        let sat = satisfies(test, &observed, state);
+        let sat = satisfies(test, state);
         res.count_allowed(sat, *count);
         if sat
             && trace.is_none()
@@ -106,29 +105,4 @@ pub fn check(
             trace,
         },
     ))
-}
-
-/// Whether the final state `state` (values of `observed`) satisfies the
-/// test's proposition.
-fn satisfies(test: &Test, observed: &[Term], state: &[Value]) -> bool {
-    fn val(t: &Term, observed: &[Term], state: &[Value]) -> Option<Value> {
-        match t {
-            Term::Const(v) => Some(*v),
-            _ => observed.iter().position(|o| o == t).map(|i| state[i]),
-        }
-    }
-    fn eval(p: &Prop, observed: &[Term], state: &[Value]) -> bool {
-        match p {
-            Prop::True => true,
-            Prop::False => false,
-            Prop::Cmp(c, a, b) => match (val(a, observed, state), val(b, observed, state)) {
-                (Some(a), Some(b)) => c.eval(a, b),
-                _ => false,
-            },
-            Prop::Not(a) => !eval(a, observed, state),
-            Prop::And(a, b) => eval(a, observed, state) && eval(b, observed, state),
-            Prop::Or(a, b) => eval(a, observed, state) || eval(b, observed, state),
-        }
-    }
-    eval(&test.condition.prop, observed, state)
 }
