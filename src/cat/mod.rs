@@ -279,22 +279,7 @@ impl Model {
         env: &dyn Environment,
         cache: &mut StaticCache,
     ) -> Result<Vec<Accepted>, Diagnostic> {
-        let (env_static, slot_static) = cache
-            .statics
-            .get_or_insert_with(|| self.program.static_parts(env))
-            .clone();
-        let mut st = self.program.state(env);
-        cache.env_values.resize(env_static.len(), None);
-        cache.slot_values.resize(slot_static.len(), None);
-        st.seed(&cache.env_values, &cache.slot_values);
-        st.keep = slot_static.clone();
-        let res = self.program.run_all(&mut st);
-        st.harvest(
-            &env_static,
-            &slot_static,
-            &mut cache.env_values,
-            &mut cache.slot_values,
-        );
+        let res = self.with_static_cache(env, cache, |program, st| program.run_all(st));
         let all = res.map_err(|e| self.diagnostic(e))?;
         Ok(all
             .into_iter()
@@ -333,26 +318,15 @@ impl Model {
         env: &dyn Environment,
         cache: &mut StaticCache,
     ) -> Result<Outcome, Diagnostic> {
-        let (env_static, slot_static) = cache
-            .statics
-            .get_or_insert_with(|| self.program.static_parts(env))
-            .clone();
-        let mut st = self.program.state(env);
-        cache.env_values.resize(env_static.len(), None);
-        cache.slot_values.resize(slot_static.len(), None);
-        st.seed(&cache.env_values, &cache.slot_values);
-        st.keep = slot_static.clone();
-        st.prune = cache.prune;
-        st.deadline = cache.deadline;
-        let res = self.program.run(&mut st, false);
-        cache.with_nodes += st.with_nodes;
-        cache.with_pruned += st.with_pruned;
-        st.harvest(
-            &env_static,
-            &slot_static,
-            &mut cache.env_values,
-            &mut cache.slot_values,
-        );
+        let (prune, deadline) = (cache.prune, cache.deadline);
+        let (res, nodes, pruned) = self.with_static_cache(env, cache, |program, st| {
+            st.prune = prune;
+            st.deadline = deadline;
+            let res = program.run(st, false);
+            (res, st.with_nodes, st.with_pruned)
+        });
+        cache.with_nodes += nodes;
+        cache.with_pruned += pruned;
         let (allowed, flags, failure) = res.map_err(|e| self.diagnostic(e))?;
         Ok(Outcome {
             allowed,
@@ -422,6 +396,26 @@ impl Model {
         plan: &PrunePlan,
         cache: &mut StaticCache,
     ) -> bool {
+        self.with_static_cache(env, cache, |program, st| {
+            program.least_with_values(0, st);
+            plan.checks.iter().any(|&i| {
+                matches!(&program.stmts[i], CStmt::Check(c)
+                    if matches!(program.check_holds(c, st), Ok(false)))
+            })
+        })
+    }
+
+    /// Runs `f` on an evaluation state seeded from `cache` with the values
+    /// of the definitions that depend only on static names (computed on
+    /// the first call for this skeleton), and stores back what `f`
+    /// computed of them. Static slots keep their values across `with`
+    /// choices. Every cached evaluation goes through here.
+    fn with_static_cache<R>(
+        &self,
+        env: &dyn Environment,
+        cache: &mut StaticCache,
+        f: impl FnOnce(&eval::Program, &mut eval::State<'_>) -> R,
+    ) -> R {
         let (env_static, slot_static) = cache
             .statics
             .get_or_insert_with(|| self.program.static_parts(env))
@@ -430,23 +424,15 @@ impl Model {
         cache.env_values.resize(env_static.len(), None);
         cache.slot_values.resize(slot_static.len(), None);
         st.seed(&cache.env_values, &cache.slot_values);
-        self.program.least_with_values(0, &mut st);
-        let mut fails = false;
-        for &i in &plan.checks {
-            if let CStmt::Check(c) = &self.program.stmts[i]
-                && let Ok(false) = self.program.check_holds(c, &st)
-            {
-                fails = true;
-                break;
-            }
-        }
+        st.keep = slot_static.clone();
+        let r = f(&self.program, &mut st);
         st.harvest(
             &env_static,
             &slot_static,
             &mut cache.env_values,
             &mut cache.slot_values,
         );
-        fails
+        r
     }
 
     fn run(&self, env: &dyn Environment, explain: bool) -> Result<Outcome, Diagnostic> {
