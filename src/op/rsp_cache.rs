@@ -880,13 +880,18 @@ impl RspCache {
         lines
     }
 
-    /// A trace in the style of Figs. 4 and 5: one line per step (thread,
-    /// instruction or environment transition), followed by the caches the
-    /// step changed.
+    /// A trace in the style of Figs. 4 and 5: the caches at the start, one
+    /// line per step (thread, instruction or environment transition with
+    /// its cache), followed by the caches the step changed, and the whole
+    /// machine again at the end.
     pub fn render_trace(&self, trace: &[Step]) -> Result<String, MachineError> {
         let mut out = String::new();
         let mut s = self.initial();
         let mut before = self.snapshot(&s);
+        out.push_str("     initially:\n");
+        for line in &before {
+            let _ = writeln!(out, "       {line}");
+        }
         for (i, step) in trace.iter().enumerate() {
             let label = self.label(&s, step);
             s = self.apply(&s, step)?;
@@ -898,6 +903,10 @@ impl RspCache {
                 }
             }
             before = after;
+        }
+        out.push_str("     finally:\n");
+        for line in &before {
+            let _ = writeln!(out, "       {line}");
         }
         Ok(out)
     }
