@@ -16,6 +16,15 @@ pub const OPERATIONAL: &[(&str, &str)] = &[(
     "LOST-POP operational model (seed 000 §4, App. A): x86, PTX and X86+PTX tests, explored exhaustively",
 )];
 
+/// Every operational model with its description: LOST-POP and the cache
+/// machines.
+pub fn operational_models() -> impl Iterator<Item = (&'static str, &'static str)> {
+    OPERATIONAL
+        .iter()
+        .chain(super::rsp_judge::MODELS)
+        .map(|(n, d)| (*n, *d))
+}
+
 /// Whether `name` is an operational model: LOST-POP or one of the GPU
 /// cache machines of [`super::rsp_judge`].
 pub fn is_operational(name: &str) -> bool {
