@@ -120,6 +120,9 @@
     modelSel.value = e.model;
     catText.value = "";
     exampleSel.value = String(i);
+    // The results shown were another test's.
+    results.innerHTML = "";
+    results.append(h("p", { class: "hint" }, `${e.name}: press Run to check it under ${e.model}.`));
     syncStep([]);
   }
 
@@ -247,7 +250,7 @@
       (d.cyclic_discarded ? `; ${d.cyclic_discarded} out-of-thin-air choices discarded` : "")));
     if (d.why_text) {
       results.append(h("h2", {}, "Why"), h("pre", { class: "why", id: "why-text" }, d.why_text));
-    } else if (whyBox.checked && d.forbidden.length === 0 && d.allowed_why.length === 0) {
+    } else if (whyBox.checked && d.forbidden.length === 0 && d.allowed_why.length === 0 && !operational.has(d.model)) {
       results.append(h("p", { class: "meta" }, "Why: nothing to explain (no outcome the condition names is forbidden, and the model names no reason for the allowed ones)."));
     }
     const exs = d.executions || [];
