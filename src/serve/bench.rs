@@ -78,12 +78,7 @@ pub fn latency(addr: SocketAddr, body: &[u8], n: usize) -> std::io::Result<Laten
 }
 
 /// `n` requests to `path` one after the other on one keep-alive connection.
-pub fn latency_at(
-    addr: SocketAddr,
-    path: &str,
-    body: &[u8],
-    n: usize,
-) -> std::io::Result<Latency> {
+pub fn latency_at(addr: SocketAddr, path: &str, body: &[u8], n: usize) -> std::io::Result<Latency> {
     let mut c = Client::connect(addr, Duration::from_secs(30))?;
     // Warm-up: the model is parsed on first use.
     one_at(&mut c, path, body)?;
