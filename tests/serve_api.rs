@@ -873,6 +873,12 @@ fn operational_models_are_listed_and_run_like_the_cli() {
             "{model}"
         );
     }
+    // A test the machine cannot run: a positioned error, not a limit.
+    let r = post(&s, &json!({"source": read(R_X86), "model": "rsp-cache"}));
+    assert_eq!(r.status, 400, "{}", r.text());
+    let v = r.json().unwrap();
+    assert!(v.get("limit").is_none(), "{v}");
+    assert_eq!((v["line"].as_u64(), v["col"].as_u64()), (Some(7), Some(2)));
 }
 
 /// An operational check past the time limit is cut off by the explorer's

@@ -48,15 +48,8 @@ pub fn check(test: &Test, name: &str, opts: &CheckOptions) -> Result<CheckResult
     )
 }
 
-/// The machine `name` for `test` (errors name the file).
+/// The machine `name` for `test`; what it cannot run is a diagnostic
+/// pointing at the construct.
 pub fn machine(test: &Test, name: &str, opts: &CheckOptions) -> Result<RspCache, CheckError> {
-    RspCache::new(test, options(name, opts)).map_err(|e| {
-        CheckError::Limit(format!(
-            "{}: {e}",
-            test.file
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| test.name.clone())
-        ))
-    })
+    RspCache::new(test, options(name, opts)).map_err(CheckError::Diagnostic)
 }

@@ -147,8 +147,6 @@ pub enum OpenError {
     /// The test uses a construct the machine cannot run (with its
     /// position).
     Diagnostic(Diagnostic),
-    /// The machine refuses the test (the message names why).
-    Machine(String),
 }
 
 impl std::fmt::Display for OpenError {
@@ -159,7 +157,6 @@ impl std::fmt::Display for OpenError {
                 "'{m}' is not an operational model (expected lostpop, rsp-cache or rsp-cache-nolock)"
             ),
             OpenError::Diagnostic(d) => f.write_str(&d.render()),
-            OpenError::Machine(m) => f.write_str(m),
         }
     }
 }
@@ -180,13 +177,8 @@ pub fn open<'t>(
             unroll,
             ..Default::default()
         };
-        let file = test
-            .file
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| test.name.clone());
         let m = super::rsp_cache::RspCache::new(test, super::rsp_judge::options(model, &opts))
-            .map_err(|e| OpenError::Machine(format!("{file}: {e}")))?;
+            .map_err(OpenError::Diagnostic)?;
         return Ok(Box::new(Stepper::new(m)));
     }
     Err(OpenError::NotOperational(model.to_string()))
