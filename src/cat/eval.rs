@@ -405,7 +405,9 @@ impl State<'_> {
                 env_values[i] = cell.get().cloned();
             }
         }
-        for (i, cell) in self.slots.iter().enumerate() {
+        // A program with appended definitions has more slots than the
+        // cache: only the model's own are kept.
+        for (i, cell) in self.slots.iter().enumerate().take(slot_static.len()) {
             if slot_static[i] && slot_values[i].is_none() {
                 slot_values[i] = cell.get().cloned();
             }
