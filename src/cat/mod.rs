@@ -430,22 +430,32 @@ impl Model {
         cache: &mut StaticCache,
         f: impl FnOnce(&eval::Program, &mut eval::State<'_>) -> R,
     ) -> R {
-        let (env_static, slot_static) = cache
+        let statics = cache
             .statics
-            .get_or_insert_with(|| self.program.static_parts(env))
-            .clone();
-        let mut st = program.state(env);
-        cache.env_values.resize(env_static.len(), None);
-        cache.slot_values.resize(slot_static.len(), None);
-        st.seed(&cache.env_values, &cache.slot_values);
-        st.keep = slot_static.clone();
-        let r = f(program, &mut st);
-        st.harvest(
-            &env_static,
-            &slot_static,
-            &mut cache.env_values,
-            &mut cache.slot_values,
-        );
+            .take()
+            .unwrap_or_else(|| self.program.static_parts(env));
+        let (env_static, slot_static) = &statics;
+        let mut env_values = std::mem::take(&mut cache.env_values);
+        let mut slot_values = std::mem::take(&mut cache.slot_values);
+        env_values.resize(env_static.len(), None);
+        slot_values.resize(slot_static.len(), None);
+        let (r, new_env, new_slots) = {
+            let mut st = program.state(env);
+            st.seed(&env_values, &slot_values);
+            st.keep = slot_static;
+            let r = f(program, &mut st);
+            let (e, s) = st.harvest(env_static, slot_static);
+            (r, e, s)
+        };
+        for (i, v) in new_env {
+            env_values[i] = Some(v);
+        }
+        for (i, v) in new_slots {
+            slot_values[i] = Some(v);
+        }
+        cache.env_values = env_values;
+        cache.slot_values = slot_values;
+        cache.statics = Some(statics);
         r
     }
 
