@@ -411,7 +411,12 @@ impl Lowering {
         if matches!(ctx.expr(e, &[]), Pol::Const | Pol::Mono) {
             return Some(e.clone());
         }
-        let node = |n: Node| Some(CExpr { node: n, loc: e.loc });
+        let node = |n: Node| {
+            Some(CExpr {
+                node: n,
+                loc: e.loc,
+            })
+        };
         match &e.node {
             Node::Slot(i) => {
                 let k = self.slot(ctx, *i)?;

@@ -248,14 +248,26 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| test.name.clone());
+    let deadline = opts.timeout.map(|t| start + t);
     let limits = PathLimits {
         unroll: opts.unroll,
         max_paths: opts.max_paths,
         max_events: opts.max_events,
+        deadline,
     };
     let mut thread_paths: Vec<ThreadPaths> = Vec::new();
     for t in &test.threads {
-        thread_paths.push(thread::explore(&file, t, test.locations.len(), limits)?);
+        match thread::explore(&file, t, test.locations.len(), limits) {
+            Ok(p) => thread_paths.push(p),
+            Err(_) if deadline.is_some_and(|d| Instant::now() > d) => {
+                return Err(CheckError::Timeout {
+                    after: start.elapsed(),
+                    candidates: 0,
+                    pruned: 0,
+                });
+            }
+            Err(d) => return Err(d.into()),
+        }
     }
     let observed_terms = observed_terms(test);
     let mut res = CheckResult::new(test, model.name());
@@ -266,7 +278,6 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
     // of the model, not the engine's growing order (docs/pruning.md).
     let prune = opts.prune && !opts.why && !model.binds_co();
     let pruner = Pruner::new(model, prune);
-    let deadline = opts.timeout.map(|t| start + t);
 
     // Cartesian product of thread paths.
     let counts: Vec<usize> = thread_paths.iter().map(|t| t.paths.len()).collect();
