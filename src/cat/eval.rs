@@ -375,6 +375,9 @@ fn into_rel(v: Cow<'_, Value>, loc: Loc, what: &str) -> Res<Relation> {
     }
 }
 
+/// Values computed by one evaluation for a cache, by index.
+pub type Harvest = Vec<(usize, Value)>;
+
 impl<'e> State<'e> {
     /// Sets slot `i` (a `with` variable) for a partial evaluation.
     pub fn set_slot(&mut self, i: usize, v: Value) {
@@ -391,11 +394,7 @@ impl<'e> State<'e> {
 
     /// The values of static names and slots computed by this evaluation
     /// (not known before), by index: for the caches.
-    pub fn harvest(
-        self,
-        env_static: &[bool],
-        slot_static: &[bool],
-    ) -> (Vec<(usize, Value)>, Vec<(usize, Value)>) {
+    pub fn harvest(self, env_static: &[bool], slot_static: &[bool]) -> (Harvest, Harvest) {
         let known = |k: &[Option<Value>], i: usize| k.get(i).is_some_and(Option::is_some);
         let env = self
             .env_vals
