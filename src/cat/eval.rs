@@ -339,6 +339,9 @@ pub struct State<'e> {
     pub with_pruned: u64,
 }
 
+/// Values computed by one evaluation, by index (see [`State::harvest`]).
+pub type Computed = Vec<(usize, Value)>;
+
 enum Verdict {
     Allowed,
     /// Forbidden; the failure when one was asked for.
@@ -391,11 +394,7 @@ impl<'e> State<'e> {
 
     /// The values of static names and slots computed by this evaluation
     /// (not known before), by index: for the caches.
-    pub fn harvest(
-        self,
-        env_static: &[bool],
-        slot_static: &[bool],
-    ) -> (Vec<(usize, Value)>, Vec<(usize, Value)>) {
+    pub fn harvest(self, env_static: &[bool], slot_static: &[bool]) -> (Computed, Computed) {
         let known = |k: &[Option<Value>], i: usize| k.get(i).is_some_and(Option::is_some);
         let env = self
             .env_vals
