@@ -336,12 +336,22 @@ fn judge(input: &Input, opts: &CheckOptions) -> Verdict {
             } else {
                 vec![crate::litmus::parse_str(&input.name, &input.text)]
             };
+            // The limit is the input's: the tests of a template file share
+            // it (each gets what the earlier ones left).
+            let start = Instant::now();
             for t in tests.into_iter().flatten() {
                 let spec = crate::models::default_for_arch(&t.arch);
                 let Ok(model) = crate::models::load(spec) else {
                     continue;
                 };
-                let r = crate::exec::check(&t, &model, opts);
+                let mut opts = opts.clone();
+                if let Some(limit) = opts.timeout {
+                    let Some(left) = limit.checked_sub(start.elapsed()) else {
+                        return Verdict::Timeout;
+                    };
+                    opts.timeout = Some(left);
+                }
+                let r = crate::exec::check(&t, &model, &opts);
                 if timed_out(&r) {
                     return Verdict::Timeout;
                 }

@@ -339,6 +339,9 @@ pub struct State<'e> {
     pub with_pruned: u64,
 }
 
+/// Values computed by one evaluation, by index (see [`State::harvest`]).
+pub type Computed = Vec<(usize, Value)>;
+
 enum Verdict {
     Allowed,
     /// Forbidden; the failure when one was asked for.
@@ -375,9 +378,6 @@ fn into_rel(v: Cow<'_, Value>, loc: Loc, what: &str) -> Res<Relation> {
     }
 }
 
-/// Values computed by one evaluation for a cache, by index.
-pub type Harvest = Vec<(usize, Value)>;
-
 impl<'e> State<'e> {
     /// Sets slot `i` (a `with` variable) for a partial evaluation.
     pub fn set_slot(&mut self, i: usize, v: Value) {
@@ -394,7 +394,7 @@ impl<'e> State<'e> {
 
     /// The values of static names and slots computed by this evaluation
     /// (not known before), by index: for the caches.
-    pub fn harvest(self, env_static: &[bool], slot_static: &[bool]) -> (Harvest, Harvest) {
+    pub fn harvest(self, env_static: &[bool], slot_static: &[bool]) -> (Computed, Computed) {
         let known = |k: &[Option<Value>], i: usize| k.get(i).is_some_and(Option::is_some);
         let env = self
             .env_vals

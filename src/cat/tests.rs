@@ -875,3 +875,25 @@ fn static_cache_reuses_static_definitions_and_keeps_verdicts() {
     assert_eq!(forbidden.queries("po"), 0);
     assert_eq!(forbidden.queries("rf"), 1);
 }
+
+#[test]
+fn non_growing_check_prunes_on_a_lower_bound() {
+    // `imm` subtracts a growing relation: it neither grows nor shrinks, so
+    // `a` prunes on its lower bound (`imm` taken as empty, `po` kept);
+    // `b` subtracts a growing relation at the top: no lower bound but the
+    // empty relation, so it cannot prune.
+    let m = model("let imm = co \\ (co; co)\nacyclic (po | imm) as a\nempty (rf \\ co) as b\n");
+    let plan = m.prune_plan(&|n| matches!(n, "rf" | "co"));
+    assert_eq!(plan.report.len(), 2);
+    assert!(plan.report[0].prunes, "{:?}", plan.report[0]);
+    assert!(plan.report[0].reason.contains("a lower bound of it grows"));
+    assert!(!plan.report[1].prunes, "{:?}", plan.report[1]);
+    let program = plan.program.as_ref().expect("lower-bound program");
+    // The lowered check is appended after the model's two statements.
+    assert_eq!(plan.checks, vec![2]);
+    assert_eq!(program.stmts.len(), 3);
+    // With `co` fixed, `imm` is fixed and `a` prunes as written.
+    let plan = m.prune_plan(&|n| n == "rf");
+    assert!(plan.program.is_none());
+    assert_eq!(plan.checks, vec![0, 1]);
+}
