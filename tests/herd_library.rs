@@ -149,3 +149,45 @@ fn herd7_output_line_for_line() {
     assert_eq!(compared, 102, "the expected/ folder holds 102 outputs");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// `--why` for a model that binds `co` itself: each forbidden outcome the
+/// condition asks about is explained by a rejected choice of its
+/// `with co from`, with the failing check and a cycle, as for the others.
+#[test]
+fn why_explains_models_that_build_co() {
+    let Some(dir) = herd_dir() else {
+        eprintln!("skipping: ../shared/oracles/herd not found");
+        return;
+    };
+    configure(&dir);
+    let cache = ModelCache::default();
+    let opts = CheckOptions {
+        why: true,
+        ..CheckOptions::default()
+    };
+    let spec = dir.join("libdir/x86tso.cat");
+    for (test, forbidden) in [("MP", true), ("SB+mfences", true), ("SB", false)] {
+        let litmus = dir.join(format!("tests/x86/{test}.litmus"));
+        let outcomes = check_path(&litmus, Some(spec.to_str().unwrap()), &cache, &opts);
+        let [FileOutcome::Checked { result, .. }] = &outcomes[..] else {
+            panic!("{test} was not checked");
+        };
+        if !forbidden {
+            assert!(
+                result.forbidden.is_empty(),
+                "{test}: the outcome is allowed"
+            );
+            continue;
+        }
+        assert_eq!(result.forbidden.len(), 1, "{test}: one forbidden outcome");
+        let f = &result.forbidden[0].failure;
+        assert_eq!(f.check, "tso", "{test}: herd's x86tso names its axiom tso");
+        // A cycle of at least the four accesses, and through the chosen co.
+        assert!(f.witness.len() >= 4, "{test}: {:?}", f.witness);
+        assert!(
+            f.path.iter().any(|(_, _, r)| r.contains("co")),
+            "{test}: {:?}",
+            f.path
+        );
+    }
+}

@@ -336,6 +336,9 @@ pub struct State<'e> {
     /// With `all_choices`: per accepted choice, its flags and the value of
     /// the model's `co` slot.
     pub(crate) accepted: Vec<(Vec<String>, Option<Value>)>,
+    /// With `all_choices`, for `--why`: per rejected choice of the model's
+    /// `with co from`, the `co` it bound and the check it failed.
+    pub(crate) rejected: Option<Vec<(Value, Failure)>>,
     /// Slots that are static (see [`Program::static_parts`]): they do not
     /// depend on `with` choices, so a new choice keeps their values.
     pub(crate) keep: Vec<bool>,
@@ -561,6 +564,7 @@ impl Program {
             slots: (0..self.slots.len()).map(|_| OnceCell::new()).collect(),
             all_choices: false,
             accepted: Vec::new(),
+            rejected: None,
             keep: Vec::new(),
             prune: false,
             deadline: None,
@@ -1110,6 +1114,25 @@ impl Program {
         Ok(std::mem::take(&mut st.accepted))
     }
 
+    /// Like [`Program::run_all`], and also returns, per rejected choice of
+    /// the model's `with co from`, the `co` it bound and the failed check
+    /// (with its shortest cycle and relations, as `evaluate_explain` gives
+    /// them). Slower: every rejected choice is explained.
+    pub fn run_all_explained(
+        &self,
+        st: &mut State<'_>,
+    ) -> Res<(Vec<(Vec<String>, Option<Value>)>, Vec<(Value, Failure)>)> {
+        st.all_choices = true;
+        st.accepted.clear();
+        st.rejected = Some(Vec::new());
+        let mut flags = Vec::new();
+        self.run_from(0, st, &mut flags, true, true)?;
+        Ok((
+            std::mem::take(&mut st.accepted),
+            st.rejected.take().unwrap_or_default(),
+        ))
+    }
+
     /// Runs a `forall`; `Some(failure)` when a check of its body fails for
     /// some member.
     fn run_forall(
@@ -1172,12 +1195,17 @@ impl Program {
                     cell.take();
                 }
             }
+            let explained = st.rejected.is_some() && self.co_slot == Some(w.slot);
+            let bound = explained.then(|| choice.clone());
             let _ = st.slots[w.slot].set(choice);
             flags.truncate(flags_len);
-            let want = want_failure && first_failure.is_none();
+            let want = want_failure && (first_failure.is_none() || explained);
             match self.run_from(i + 1, st, flags, want, explain)? {
                 Verdict::Allowed => return Ok(Verdict::Allowed),
                 Verdict::Forbidden(f) => {
+                    if let (Some(co), Some(fail), Some(out)) = (bound, &f, st.rejected.as_mut()) {
+                        out.push((co, fail.clone()));
+                    }
                     if first_failure.is_none() {
                         first_failure = Some(f);
                     }

@@ -294,6 +294,36 @@ impl Model {
             .collect())
     }
 
+    /// [`Model::evaluate_all`] for `--why` on a model that binds `co`:
+    /// also every rejected choice of its `with co from`, as the `co` it
+    /// bound and the check it failed (explained as by
+    /// [`Model::evaluate_explain`]).
+    pub fn evaluate_all_explained(
+        &self,
+        env: &dyn Environment,
+        cache: &mut StaticCache,
+    ) -> Result<(Vec<Accepted>, Vec<(Relation, Failure)>), Diagnostic> {
+        let res = self.with_static_cache(env, cache, |program, st| program.run_all_explained(st));
+        let (all, rejected) = res.map_err(|e| self.diagnostic(e))?;
+        let as_rel = |v: Option<eval::Value>| match v {
+            Some(eval::Value::Rel(r)) => Some(r),
+            Some(eval::Value::Empty) => Some(Relation::empty(env.num_events())),
+            _ => None,
+        };
+        let accepted = all
+            .into_iter()
+            .map(|(flags, co)| Accepted {
+                flags,
+                co: as_rel(co),
+            })
+            .collect();
+        let rejected = rejected
+            .into_iter()
+            .filter_map(|(co, f)| Some((as_rel(Some(co))?, f)))
+            .collect();
+        Ok((accepted, rejected))
+    }
+
     /// Evaluates the model on one candidate execution.
     pub fn evaluate(&self, env: &dyn Environment) -> Result<Outcome, Diagnostic> {
         self.run(env, false)

@@ -993,13 +993,18 @@ impl RfSearch<'_, '_> {
         let skel = self.skel;
         let empty = crate::rel::Relation::new(skel.len());
         let env = CandidateEnv::new(skel, rf, &empty, bar).lenient(self.opts.lenient);
-        let accepted = self.model.evaluate_all(&env, &mut self.cache)?;
+        let (accepted, rejected) = if self.opts.why {
+            self.model.evaluate_all_explained(&env, &mut self.cache)?
+        } else {
+            (self.model.evaluate_all(&env, &mut self.cache)?, Vec::new())
+        };
         self.res.candidates += accepted.len().max(1) as u64;
         if self.res.candidates > self.opts.max_candidates {
             return Err(over_budget(self.opts.max_candidates));
         }
-        for a in accepted {
-            let co = a.co.unwrap_or_else(|| empty.clone());
+        // The final state a `co` gives, whether it satisfies the condition,
+        // and whether the condition asks about it.
+        let judge_state = |me: &Self, co: &crate::rel::Relation| {
             // Per location, its writes in the order `co` gives them.
             let orders: Vec<Vec<usize>> = skel
                 .writes_by_loc
@@ -1011,15 +1016,36 @@ impl RfSearch<'_, '_> {
                 })
                 .collect();
             let chosen: Vec<&Vec<usize>> = orders.iter().collect();
-            let state = self.final_state(regs, &chosen, vals);
+            let state = me.final_state(regs, &chosen, vals);
             let sat = eval_prop(
-                &self.skel.test.condition.prop,
-                &state_lookup(self.observed, &state),
+                &me.skel.test.condition.prop,
+                &state_lookup(me.observed, &state),
             );
-            let interesting = match self.skel.test.condition.quantifier {
+            let interesting = match me.skel.test.condition.quantifier {
                 Quantifier::Forall => !sat,
                 _ => sat,
             };
+            (state, sat, interesting)
+        };
+        // --why: each rejected choice explains its outcome (the first one
+        // reaching it), unless some execution turns out to allow it.
+        for (co, failure) in rejected {
+            let (state, _, interesting) = judge_state(self, &co);
+            if interesting && !self.forbidden.contains_key(&state) {
+                let execution = view::view(skel, rf, &co, vals, state.clone());
+                self.forbidden.insert(
+                    state.clone(),
+                    Forbidden {
+                        state,
+                        failure,
+                        execution,
+                    },
+                );
+            }
+        }
+        for a in accepted {
+            let co = a.co.unwrap_or_else(|| empty.clone());
+            let (state, sat, interesting) = judge_state(self, &co);
             *self.res.states.entry(state.clone()).or_insert(0) += 1;
             self.res.count_allowed(sat, 1);
             self.res.flags.extend(a.flags.iter().cloned());
