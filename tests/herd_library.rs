@@ -191,3 +191,85 @@ fn why_explains_models_that_build_co() {
         );
     }
 }
+
+/// herd's models build `co` with `with co from generate_cos(co0)`; where
+/// that set is the engine's own coherence orders, the engine enumerates
+/// (and prunes) them itself (`Model::co_native`). Differential: the output
+/// is identical with that path off, on every herd model of libdir over
+/// herd's X86 and C tests, and for `x86tso.cat` over the Dat3M X86 suite.
+#[test]
+fn native_co_gives_identical_output() {
+    let Some(dir) = herd_dir() else {
+        eprintln!("skipping: ../shared/oracles/herd not found");
+        return;
+    };
+    configure(&dir);
+    let cache = ModelCache::default();
+    let native = CheckOptions::default();
+    let model_built = CheckOptions {
+        co_native: false,
+        ..CheckOptions::default()
+    };
+    let style = HerdStyle {
+        identical: true,
+        hexa: false,
+    };
+    let render = |outcomes: &[FileOutcome]| -> Vec<String> {
+        outcomes
+            .iter()
+            .map(|o| match o {
+                FileOutcome::Checked { test, result, .. } => {
+                    relevant(&block_with(test, result, style)).join("\n")
+                }
+                FileOutcome::Failed { message, .. } => message.clone(),
+            })
+            .collect()
+    };
+    let tests_of = |d: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+            .map(|r| r.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default();
+        v.retain(|p| p.extension().is_some_and(|x| x == "litmus"));
+        v.sort();
+        v
+    };
+    let mut pairs = Vec::new();
+    for (model, tdir) in [
+        ("x86tso", "x86"),
+        ("sc", "x86"),
+        ("uniproc", "x86"),
+        ("rc11", "C"),
+        ("sc", "C"),
+        ("uniproc", "C"),
+    ] {
+        for t in tests_of(&dir.join("tests").join(tdir)) {
+            pairs.push((model, t));
+        }
+    }
+    for t in tests_of(&dir.join("../dat3m/X86")) {
+        pairs.push(("x86tso", t));
+    }
+    let mut native_models = 0;
+    for m in ["x86tso", "sc", "uniproc", "rc11"] {
+        let spec = dir.join("libdir").join(format!("{m}.cat"));
+        let loaded = litmix::models::load(spec.to_str().unwrap()).unwrap();
+        native_models += usize::from(loaded.co_native().is_some());
+    }
+    assert!(native_models >= 1, "x86tso.cat runs over the engine's co");
+    assert!(pairs.len() > 244, "{} pairs", pairs.len());
+    let mut differ = Vec::new();
+    for (model, t) in &pairs {
+        let spec = dir.join("libdir").join(format!("{model}.cat"));
+        let spec = spec.to_str().unwrap();
+        let a = render(&check_path(t, Some(spec), &cache, &native));
+        let b = render(&check_path(t, Some(spec), &cache, &model_built));
+        if a != b {
+            differ.push(format!("{model} {}:\n{a:?}\n{b:?}", t.display()));
+        }
+    }
+    eprintln!(
+        "native co: {} (model, test) pairs identical, {native_models} of 4 models native",
+        pairs.len() - differ.len()
+    );
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}

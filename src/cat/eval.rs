@@ -319,6 +319,9 @@ pub struct Program {
     pub loc_env: Option<usize>,
     /// The slot a top-level `with co from ...` binds (the model builds `co`).
     pub co_slot: Option<usize>,
+    /// In a model made by [`super::Model::co_native`]: the slot holding the
+    /// set the original model chose `co` from.
+    pub co_choices: Option<usize>,
     /// Per statement: for a `with`, the later checks that may cut a prefix
     /// of its linearisation (see `super::monotone::with_plans`).
     pub with_checks: Vec<Vec<usize>>,
@@ -330,6 +333,10 @@ pub struct State<'e> {
     pub(crate) n: usize,
     env_vals: Vec<OnceCell<Value>>,
     slots: Vec<OnceCell<Value>>,
+    /// Values known from earlier evaluations (a [`super::StaticCache`]),
+    /// read in place when a cell above is empty.
+    cached_env: &'e [Option<Value>],
+    cached_slots: &'e [Option<Value>],
     /// Enumerate every accepted choice of the `with`s instead of stopping
     /// at the first (see [`Program::run_all`]).
     pub(crate) all_choices: bool,
@@ -341,7 +348,7 @@ pub struct State<'e> {
     pub(crate) rejected: Option<Vec<(Value, Failure)>>,
     /// Slots that are static (see [`Program::static_parts`]): they do not
     /// depend on `with` choices, so a new choice keeps their values.
-    pub(crate) keep: Vec<bool>,
+    pub(crate) keep: &'e [bool],
     /// Cut prefixes of `with` linearisations that a monotone check rejects.
     pub prune: bool,
     /// Give up a `with` search after this instant (an error; the caller
@@ -388,7 +395,7 @@ fn into_rel(v: Cow<'_, Value>, loc: Loc, what: &str) -> Res<Relation> {
     }
 }
 
-impl State<'_> {
+impl<'e> State<'e> {
     /// Sets slot `i` (a `with` variable) for a partial evaluation.
     pub fn set_slot(&mut self, i: usize, v: Value) {
         let cell = &mut self.slots[i];
@@ -396,38 +403,46 @@ impl State<'_> {
         let _ = cell.set(v);
     }
 
-    /// Pre-fills caches with values known from earlier evaluations.
-    pub fn seed(&mut self, env_values: &[Option<Value>], slot_values: &[Option<Value>]) {
-        for (cell, v) in self.env_vals.iter_mut().zip(env_values) {
-            if let Some(v) = v {
-                let _ = cell.set(v.clone());
-            }
-        }
-        for (cell, v) in self.slots.iter_mut().zip(slot_values) {
-            if let Some(v) = v {
-                let _ = cell.set(v.clone());
-            }
-        }
+    /// Reads values known from earlier evaluations in place (no copy):
+    /// an environment name or slot whose cell is empty takes its value
+    /// from these, when they have one.
+    pub fn seed(&mut self, env_values: &'e [Option<Value>], slot_values: &'e [Option<Value>]) {
+        self.cached_env = env_values;
+        self.cached_slots = slot_values;
     }
 
-    /// Copies computed values of static names and slots into the caches.
+    fn cached_slot(&self, i: usize) -> Option<&'e Value> {
+        self.cached_slots.get(i).and_then(Option::as_ref)
+    }
+
+    fn cached_env(&self, i: usize) -> Option<&'e Value> {
+        self.cached_env.get(i).and_then(Option::as_ref)
+    }
+
+    /// The values of static names and slots this evaluation computed that
+    /// the seeds lack, to store into the cache: `(env, slots)` by index.
     pub fn harvest(
-        &self,
+        &mut self,
         env_static: &[bool],
         slot_static: &[bool],
-        env_values: &mut [Option<Value>],
-        slot_values: &mut [Option<Value>],
-    ) {
-        for (i, cell) in self.env_vals.iter().enumerate() {
-            if env_static[i] && env_values[i].is_none() {
-                env_values[i] = cell.get().cloned();
+    ) -> (Vec<(usize, Value)>, Vec<(usize, Value)>) {
+        let mut env = Vec::new();
+        for (i, cell) in self.env_vals.iter_mut().enumerate() {
+            if env_static[i] && self.cached_env.get(i).is_none_or(Option::is_none) {
+                if let Some(v) = cell.take() {
+                    env.push((i, v));
+                }
             }
         }
-        for (i, cell) in self.slots.iter().enumerate() {
-            if slot_static[i] && slot_values[i].is_none() {
-                slot_values[i] = cell.get().cloned();
+        let mut slots = Vec::new();
+        for (i, cell) in self.slots.iter_mut().enumerate() {
+            if slot_static[i] && self.cached_slots.get(i).is_none_or(Option::is_none) {
+                if let Some(v) = cell.take() {
+                    slots.push((i, v));
+                }
             }
         }
+        (env, slots)
     }
 }
 
@@ -562,10 +577,12 @@ impl Program {
             n: env.num_events(),
             env_vals: (0..self.env_names.len()).map(|_| OnceCell::new()).collect(),
             slots: (0..self.slots.len()).map(|_| OnceCell::new()).collect(),
+            cached_env: &[],
+            cached_slots: &[],
             all_choices: false,
             accepted: Vec::new(),
             rejected: None,
-            keep: Vec::new(),
+            keep: &[],
             prune: false,
             deadline: None,
             with_nodes: 0,
@@ -576,6 +593,9 @@ impl Program {
     pub(crate) fn env_value<'a>(&self, i: usize, loc: Loc, st: &'a State<'_>) -> Res<&'a Value> {
         let cell = &st.env_vals[i];
         if let Some(v) = cell.get() {
+            return Ok(v);
+        }
+        if let Some(v) = st.cached_env(i) {
             return Ok(v);
         }
         let EnvName { name, hint, .. } = &self.env_names[i];
@@ -608,8 +628,11 @@ impl Program {
         Ok(cell.get().expect("just set"))
     }
 
-    fn slot_value<'a>(&'a self, i: usize, st: &'a State<'_>) -> Res<&'a Value> {
+    pub(crate) fn slot_value<'a>(&'a self, i: usize, st: &'a State<'_>) -> Res<&'a Value> {
         if let Some(v) = st.slots[i].get() {
+            return Ok(v);
+        }
+        if let Some(v) = st.cached_slot(i) {
             return Ok(v);
         }
         match &self.slots[i].def {

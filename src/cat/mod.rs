@@ -150,6 +150,8 @@ pub struct Model {
     /// `(file name, source)`: the main file first, then includes in load order.
     files: Vec<(String, String)>,
     program: Program,
+    /// [`Model::co_native`], made on first use.
+    native: std::sync::OnceLock<Option<Box<Model>>>,
 }
 
 impl Model {
@@ -207,6 +209,7 @@ impl Model {
                     name,
                     files,
                     program,
+                    native: std::sync::OnceLock::new(),
                 })
             }
             Err(e) => Err(to_diagnostic(&files, e)),
@@ -322,6 +325,100 @@ impl Model {
             .filter_map(|(co, f)| Some((as_rel(Some(co))?, f)))
             .collect();
         Ok((accepted, rejected))
+    }
+
+    /// The same model with its `with co from E` replaced by the engine's
+    /// `co` (`let co = co`), for the engine to enumerate and prune coherence
+    /// orders itself. `None` unless that can give identical answers: the
+    /// `with` is the model's only `with`, and nothing reads the
+    /// environment's `co` or what derives from it (`fr`, `coe`, `pco`...),
+    /// whose values differ between the two readings. `FW` is read as `W`,
+    /// its value when the model builds `co`. The engine must still check,
+    /// per choice of thread paths, that `E` is exactly the set of orders it
+    /// enumerates ([`Model::co_choices`]); herd's `cos.cat` gives that set.
+    pub fn co_native(&self) -> Option<&Model> {
+        self.native
+            .get_or_init(|| self.make_co_native().map(Box::new))
+            .as_deref()
+    }
+
+    fn make_co_native(&self) -> Option<Model> {
+        let p = &self.program;
+        let co = p.co_slot?;
+        let mut withs = p
+            .stmts
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s, CStmt::With(_) | CStmt::WithFrom(_)));
+        let (i, CStmt::WithFrom(w)) = withs.next()? else {
+            return None;
+        };
+        if withs.next().is_some() || w.slot != co {
+            return None;
+        }
+        let eval::Node::Slot(choices) = w.expr.node else {
+            return None;
+        };
+        const FROM_CO: &[&str] = &["co", "fr", "fre", "fri", "coe", "coi", "pco"];
+        if p.env_names
+            .iter()
+            .any(|e| FROM_CO.contains(&e.name.as_str()))
+        {
+            return None;
+        }
+        let mut q = p.clone();
+        let loc = w.expr.loc;
+        q.stmts.remove(i);
+        q.env_names.push(eval::EnvName {
+            name: "co".into(),
+            hint: eval::Ty::Rel,
+            loc,
+            eager: false,
+        });
+        q.slots[co].def = eval::SlotDef::Expr(eval::CExpr {
+            node: eval::Node::Env(q.env_names.len() - 1),
+            loc,
+        });
+        q.slots[co].ty = eval::Ty::Rel;
+        for e in &mut q.env_names {
+            if e.name == "FW" {
+                e.name = "W".into();
+                e.hint = eval::Ty::Set;
+            }
+        }
+        q.co_slot = None;
+        q.co_choices = Some(choices);
+        q.with_checks = monotone::with_plans(&q);
+        Some(Model {
+            name: self.name.clone(),
+            files: self.files.clone(),
+            program: q,
+            native: std::sync::OnceLock::from(None),
+        })
+    }
+
+    /// For a model made by [`Model::co_native`]: the set the original model
+    /// chose `co` from, on `env`, when it is static (the same for every
+    /// candidate sharing `env`'s static names) and a set of relations;
+    /// `None` otherwise (also when evaluating it fails).
+    pub fn co_choices(&self, env: &dyn Environment) -> Option<Vec<Relation>> {
+        let slot = self.program.co_choices?;
+        let (_, slot_static) = self.program.static_parts(env);
+        if !slot_static[slot] {
+            return None;
+        }
+        let st = self.program.state(env);
+        match self.program.slot_value(slot, &st).ok()? {
+            eval::Value::Empty => Some(Vec::new()),
+            eval::Value::ValSet(vs) => vs
+                .iter()
+                .map(|v| match v {
+                    eval::Value::Rel(r) => Some(r.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        }
     }
 
     /// Evaluates the model on one candidate execution.
@@ -448,20 +545,31 @@ impl Model {
     ) -> R {
         let (env_static, slot_static) = cache
             .statics
-            .get_or_insert_with(|| self.program.static_parts(env))
-            .clone();
-        let mut st = self.program.state(env);
+            .take()
+            .unwrap_or_else(|| self.program.static_parts(env));
         cache.env_values.resize(env_static.len(), None);
         cache.slot_values.resize(slot_static.len(), None);
-        st.seed(&cache.env_values, &cache.slot_values);
-        st.keep = slot_static.clone();
-        let r = f(&self.program, &mut st);
-        st.harvest(
-            &env_static,
-            &slot_static,
-            &mut cache.env_values,
-            &mut cache.slot_values,
-        );
+        // The state reads the cached values in place; what it computes of
+        // the static ones is stored back afterwards.
+        let env_values = std::mem::take(&mut cache.env_values);
+        let slot_values = std::mem::take(&mut cache.slot_values);
+        let (r, new_env, new_slots) = {
+            let mut st = self.program.state(env);
+            st.seed(&env_values, &slot_values);
+            st.keep = &slot_static;
+            let r = f(&self.program, &mut st);
+            let (e, s) = st.harvest(&env_static, &slot_static);
+            (r, e, s)
+        };
+        cache.env_values = env_values;
+        cache.slot_values = slot_values;
+        cache.statics = Some((env_static, slot_static));
+        for (i, v) in new_env {
+            cache.env_values[i] = Some(v);
+        }
+        for (i, v) in new_slots {
+            cache.slot_values[i] = Some(v);
+        }
         r
     }
 
