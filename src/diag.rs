@@ -22,7 +22,7 @@ pub struct Diagnostic {
     pub line_text: Option<String>,
     /// How herd7 reports the same rejection, where litmix knows it (printed
     /// instead of the rendering above by `--herd-identical`).
-    pub herd: Option<HerdForm>,
+    pub herd: Option<Box<HerdForm>>,
 }
 
 /// herd7's wording of an error litmix also reports (herd prints it as one
@@ -51,7 +51,7 @@ impl Diagnostic {
 
     /// Records how herd7 words the same rejection.
     pub fn herd(mut self, form: HerdForm) -> Self {
-        self.herd = Some(form);
+        self.herd = Some(Box::new(form));
         self
     }
 
@@ -59,7 +59,7 @@ impl Diagnostic {
     /// given on the command line), if litmix knows it. Columns are herd's:
     /// counted from 0, the end exclusive.
     pub fn herd_line(&self, file: &str) -> Option<String> {
-        Some(match self.herd.as_ref()? {
+        Some(match self.herd.as_deref()? {
             HerdForm::Unexpected { token } => {
                 let c0 = self.pos.col.max(1) - 1;
                 let c1 = c0 as usize + token.len();

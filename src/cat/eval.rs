@@ -327,6 +327,12 @@ pub struct Program {
     pub with_checks: Vec<Vec<usize>>,
 }
 
+/// Values computed by one evaluation for a cache, by index.
+pub type Harvest = Vec<(usize, Value)>;
+
+/// Accepted choices of `with`s: their flags and the `co` they bound.
+pub type AcceptedChoices = Vec<(Vec<String>, Option<Value>)>;
+
 /// Per-evaluation state: caches of environment values and slots.
 pub struct State<'e> {
     env: &'e dyn Environment,
@@ -421,25 +427,23 @@ impl<'e> State<'e> {
 
     /// The values of static names and slots this evaluation computed that
     /// the seeds lack, to store into the cache: `(env, slots)` by index.
-    pub fn harvest(
-        &mut self,
-        env_static: &[bool],
-        slot_static: &[bool],
-    ) -> (Vec<(usize, Value)>, Vec<(usize, Value)>) {
+    pub fn harvest(&mut self, env_static: &[bool], slot_static: &[bool]) -> (Harvest, Harvest) {
         let mut env = Vec::new();
         for (i, cell) in self.env_vals.iter_mut().enumerate() {
-            if env_static[i] && self.cached_env.get(i).is_none_or(Option::is_none) {
-                if let Some(v) = cell.take() {
-                    env.push((i, v));
-                }
+            if env_static[i]
+                && self.cached_env.get(i).is_none_or(Option::is_none)
+                && let Some(v) = cell.take()
+            {
+                env.push((i, v));
             }
         }
         let mut slots = Vec::new();
         for (i, cell) in self.slots.iter_mut().enumerate() {
-            if slot_static[i] && self.cached_slots.get(i).is_none_or(Option::is_none) {
-                if let Some(v) = cell.take() {
-                    slots.push((i, v));
-                }
+            if slot_static[i]
+                && self.cached_slots.get(i).is_none_or(Option::is_none)
+                && let Some(v) = cell.take()
+            {
+                slots.push((i, v));
             }
         }
         (env, slots)
@@ -1144,7 +1148,7 @@ impl Program {
     pub fn run_all_explained(
         &self,
         st: &mut State<'_>,
-    ) -> Res<(Vec<(Vec<String>, Option<Value>)>, Vec<(Value, Failure)>)> {
+    ) -> Res<(AcceptedChoices, Vec<(Value, Failure)>)> {
         st.all_choices = true;
         st.accepted.clear();
         st.rejected = Some(Vec::new());

@@ -143,6 +143,10 @@ pub struct Accepted {
     pub co: Option<Relation>,
 }
 
+/// A rejected choice of a model's `with co from`: the `co` it bound and
+/// the check it failed.
+pub type Rejected = (Relation, Failure);
+
 /// A parsed, name-resolved and type-checked cat model.
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -305,7 +309,7 @@ impl Model {
         &self,
         env: &dyn Environment,
         cache: &mut StaticCache,
-    ) -> Result<(Vec<Accepted>, Vec<(Relation, Failure)>), Diagnostic> {
+    ) -> Result<(Vec<Accepted>, Vec<Rejected>), Diagnostic> {
         let res = self.with_static_cache(env, cache, |program, st| program.run_all_explained(st));
         let (all, rejected) = res.map_err(|e| self.diagnostic(e))?;
         let as_rel = |v: Option<eval::Value>| match v {
