@@ -948,3 +948,25 @@ fn static_cache_reuses_static_definitions_and_keeps_verdicts() {
     assert_eq!(forbidden.queries("po"), 0);
     assert_eq!(forbidden.queries("rf"), 1);
 }
+
+#[test]
+fn cat_language_doc_example_of_tags_runs() {
+    // The example of docs/cat-language.md, "Tags, enumerations, tuple
+    // patterns, assert", as written there.
+    let doc = include_str!("../../docs/cat-language.md");
+    let at = doc
+        .find("### Tags, enumerations, tuple patterns")
+        .expect("the section exists");
+    let block = &doc[at..];
+    let start = block.find("```\n").expect("an example") + 4;
+    let example = &block[start..start + block[start..].find("```").unwrap()];
+    assert!(example.contains("enum Scopes") && example.contains("assert"));
+    let env = Mock::mp().rel("gpu", &[(2, 3), (3, 2), (4, 5), (5, 4)]);
+    let src = format!("{example}\nacyclic d as x");
+    assert!(run(&src, &env).allowed);
+    assert_eq!(value(&src, &env, "acq"), value("let x = Acq", &env, "x"));
+    assert_eq!(
+        rel_value(&src, &env, "same-gpu"),
+        rel_value("let x = gpu", &env, "x")
+    );
+}
