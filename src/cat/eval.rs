@@ -327,9 +327,6 @@ pub struct Program {
     pub with_checks: Vec<Vec<usize>>,
 }
 
-/// Values computed by one evaluation for a cache, by index.
-pub type Harvest = Vec<(usize, Value)>;
-
 /// Accepted choices of `with`s: their flags and the `co` they bound.
 pub type AcceptedChoices = Vec<(Vec<String>, Option<Value>)>;
 
@@ -339,10 +336,11 @@ pub struct State<'e> {
     pub(crate) n: usize,
     env_vals: Vec<OnceCell<Value>>,
     slots: Vec<OnceCell<Value>>,
-    /// Values known from earlier evaluations (a [`super::StaticCache`]),
-    /// read in place when a cell above is empty.
-    cached_env: &'e [Option<Value>],
-    cached_slots: &'e [Option<Value>],
+    /// Values known from earlier evaluations of the same skeleton (static
+    /// names and slots), read in place rather than copied (see
+    /// [`State::seed`]); a value computed here goes to `env_vals`/`slots`.
+    known_env: &'e [Option<Value>],
+    known_slots: &'e [Option<Value>],
     /// Enumerate every accepted choice of the `with`s instead of stopping
     /// at the first (see [`Program::run_all`]).
     pub(crate) all_choices: bool,
@@ -401,6 +399,9 @@ fn into_rel(v: Cow<'_, Value>, loc: Loc, what: &str) -> Res<Relation> {
     }
 }
 
+/// Values computed by one evaluation for a cache, by index.
+pub type Harvest = Vec<(usize, Value)>;
+
 impl<'e> State<'e> {
     /// Sets slot `i` (a `with` variable) for a partial evaluation.
     pub fn set_slot(&mut self, i: usize, v: Value) {
@@ -409,43 +410,33 @@ impl<'e> State<'e> {
         let _ = cell.set(v);
     }
 
-    /// Reads values known from earlier evaluations in place (no copy):
-    /// an environment name or slot whose cell is empty takes its value
-    /// from these, when they have one.
+    /// Values known from earlier evaluations: read in place when needed.
     pub fn seed(&mut self, env_values: &'e [Option<Value>], slot_values: &'e [Option<Value>]) {
-        self.cached_env = env_values;
-        self.cached_slots = slot_values;
+        self.known_env = env_values;
+        self.known_slots = slot_values;
     }
 
-    fn cached_slot(&self, i: usize) -> Option<&'e Value> {
-        self.cached_slots.get(i).and_then(Option::as_ref)
-    }
-
-    fn cached_env(&self, i: usize) -> Option<&'e Value> {
-        self.cached_env.get(i).and_then(Option::as_ref)
-    }
-
-    /// The values of static names and slots this evaluation computed that
-    /// the seeds lack, to store into the cache: `(env, slots)` by index.
-    pub fn harvest(&mut self, env_static: &[bool], slot_static: &[bool]) -> (Harvest, Harvest) {
-        let mut env = Vec::new();
-        for (i, cell) in self.env_vals.iter_mut().enumerate() {
-            if env_static[i]
-                && self.cached_env.get(i).is_none_or(Option::is_none)
-                && let Some(v) = cell.take()
-            {
-                env.push((i, v));
-            }
-        }
-        let mut slots = Vec::new();
-        for (i, cell) in self.slots.iter_mut().enumerate() {
-            if slot_static[i]
-                && self.cached_slots.get(i).is_none_or(Option::is_none)
-                && let Some(v) = cell.take()
-            {
-                slots.push((i, v));
-            }
-        }
+    /// The values of static names and slots computed by this evaluation
+    /// (not known before), by index: for the caches.
+    pub fn harvest(self, env_static: &[bool], slot_static: &[bool]) -> (Harvest, Harvest) {
+        let known = |k: &[Option<Value>], i: usize| k.get(i).is_some_and(Option::is_some);
+        let env = self
+            .env_vals
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| env_static[*i] && !known(self.known_env, *i))
+            .filter_map(|(i, c)| c.into_inner().map(|v| (i, v)))
+            .collect();
+        // A program with appended definitions has more slots than the
+        // cache: only the model's own are kept.
+        let slots = self
+            .slots
+            .into_iter()
+            .enumerate()
+            .take(slot_static.len())
+            .filter(|(i, _)| slot_static[*i] && !known(self.known_slots, *i))
+            .filter_map(|(i, c)| c.into_inner().map(|v| (i, v)))
+            .collect();
         (env, slots)
     }
 }
@@ -581,8 +572,8 @@ impl Program {
             n: env.num_events(),
             env_vals: (0..self.env_names.len()).map(|_| OnceCell::new()).collect(),
             slots: (0..self.slots.len()).map(|_| OnceCell::new()).collect(),
-            cached_env: &[],
-            cached_slots: &[],
+            known_env: &[],
+            known_slots: &[],
             all_choices: false,
             accepted: Vec::new(),
             rejected: None,
@@ -599,7 +590,7 @@ impl Program {
         if let Some(v) = cell.get() {
             return Ok(v);
         }
-        if let Some(v) = st.cached_env(i) {
+        if let Some(Some(v)) = st.known_env.get(i) {
             return Ok(v);
         }
         let EnvName { name, hint, .. } = &self.env_names[i];
@@ -636,7 +627,7 @@ impl Program {
         if let Some(v) = st.slots[i].get() {
             return Ok(v);
         }
-        if let Some(v) = st.cached_slot(i) {
+        if let Some(Some(v)) = st.known_slots.get(i) {
             return Ok(v);
         }
         match &self.slots[i].def {

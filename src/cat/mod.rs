@@ -527,7 +527,8 @@ impl Model {
         plan: &PrunePlan,
         cache: &mut StaticCache,
     ) -> bool {
-        self.with_static_cache(env, cache, |program, st| {
+        let program = plan.program.as_deref().unwrap_or(&self.program);
+        self.with_static_cache_of(program, env, cache, |program, st| {
             program.least_with_values(0, st);
             plan.checks.iter().any(|&i| {
                 matches!(&program.stmts[i], CStmt::Check(c)
@@ -547,33 +548,45 @@ impl Model {
         cache: &mut StaticCache,
         f: impl FnOnce(&eval::Program, &mut eval::State<'_>) -> R,
     ) -> R {
-        let (env_static, slot_static) = cache
+        self.with_static_cache_of(&self.program, env, cache, f)
+    }
+
+    /// [`Model::with_static_cache`] for `program`: the model's own, or a
+    /// copy with definitions appended (a pruning plan's lower bounds), whose
+    /// first slots are the model's.
+    fn with_static_cache_of<R>(
+        &self,
+        program: &eval::Program,
+        env: &dyn Environment,
+        cache: &mut StaticCache,
+        f: impl FnOnce(&eval::Program, &mut eval::State<'_>) -> R,
+    ) -> R {
+        let statics = cache
             .statics
             .take()
             .unwrap_or_else(|| self.program.static_parts(env));
-        cache.env_values.resize(env_static.len(), None);
-        cache.slot_values.resize(slot_static.len(), None);
-        // The state reads the cached values in place; what it computes of
-        // the static ones is stored back afterwards.
-        let env_values = std::mem::take(&mut cache.env_values);
-        let slot_values = std::mem::take(&mut cache.slot_values);
+        let (env_static, slot_static) = &statics;
+        let mut env_values = std::mem::take(&mut cache.env_values);
+        let mut slot_values = std::mem::take(&mut cache.slot_values);
+        env_values.resize(env_static.len(), None);
+        slot_values.resize(slot_static.len(), None);
         let (r, new_env, new_slots) = {
-            let mut st = self.program.state(env);
+            let mut st = program.state(env);
             st.seed(&env_values, &slot_values);
-            st.keep = &slot_static;
-            let r = f(&self.program, &mut st);
-            let (e, s) = st.harvest(&env_static, &slot_static);
+            st.keep = slot_static;
+            let r = f(program, &mut st);
+            let (e, s) = st.harvest(env_static, slot_static);
             (r, e, s)
         };
-        cache.env_values = env_values;
-        cache.slot_values = slot_values;
-        cache.statics = Some((env_static, slot_static));
         for (i, v) in new_env {
-            cache.env_values[i] = Some(v);
+            env_values[i] = Some(v);
         }
         for (i, v) in new_slots {
-            cache.slot_values[i] = Some(v);
+            slot_values[i] = Some(v);
         }
+        cache.env_values = env_values;
+        cache.slot_values = slot_values;
+        cache.statics = Some(statics);
         r
     }
 
