@@ -20,6 +20,20 @@ pub struct Diagnostic {
     pub expected: Option<String>,
     /// The source line at `pos` (without newline), for rendering.
     pub line_text: Option<String>,
+    /// How herd7 reports the same rejection, where litmix knows it (printed
+    /// instead of the rendering above by `--herd-identical`).
+    pub herd: Option<Box<HerdForm>>,
+}
+
+/// herd7's wording of an error litmix also reports (herd prints it as one
+/// `Warning: File ...` line and skips the test).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HerdForm {
+    /// A token herd's lexer or grammar does not accept at this position:
+    /// `File "f", line L, characters C0-C1: unexpected 'TOK' (in prog) (User error)`.
+    Unexpected { token: String },
+    /// A rejection of the whole test, without position: `File "f": MESSAGE`.
+    Message(String),
 }
 
 impl Diagnostic {
@@ -31,7 +45,31 @@ impl Diagnostic {
             message: message.into(),
             expected: None,
             line_text: None,
+            herd: None,
         }
+    }
+
+    /// Records how herd7 words the same rejection.
+    pub fn herd(mut self, form: HerdForm) -> Self {
+        self.herd = Some(Box::new(form));
+        self
+    }
+
+    /// herd7's one-line form of this error for the file named `file` (as
+    /// given on the command line), if litmix knows it. Columns are herd's:
+    /// counted from 0, the end exclusive.
+    pub fn herd_line(&self, file: &str) -> Option<String> {
+        Some(match self.herd.as_deref()? {
+            HerdForm::Unexpected { token } => {
+                let c0 = self.pos.col.max(1) - 1;
+                let c1 = c0 as usize + token.len();
+                format!(
+                    "Warning: File \"{file}\", line {}, characters {c0}-{c1}: unexpected '{token}' (in prog) (User error)",
+                    self.pos.line
+                )
+            }
+            HerdForm::Message(m) => format!("Warning: File \"{file}\": {m}"),
+        })
     }
 
     /// Adds what was expected.
@@ -103,5 +141,31 @@ mod tests {
         ));
         assert!(r.contains("2 |   foo x"));
         assert!(r.ends_with("  |   ^"));
+    }
+
+    #[test]
+    fn herd_line_uses_herd_columns() {
+        let d = Diagnostic::new(
+            "t.litmus",
+            Pos { line: 6, col: 5 },
+            "unknown type 'int128_t'",
+        )
+        .herd(HerdForm::Unexpected {
+            token: "int128_t".into(),
+        });
+        assert_eq!(
+            d.herd_line("tests/C/C07.litmus").unwrap(),
+            "Warning: File \"tests/C/C07.litmus\", line 6, characters 4-12: unexpected 'int128_t' (in prog) (User error)"
+        );
+        let d = Diagnostic::new("t.litmus", Pos { line: 5, col: 2 }, "x")
+            .herd(HerdForm::Message("some words".into()));
+        assert_eq!(
+            d.herd_line("f.litmus").unwrap(),
+            "Warning: File \"f.litmus\": some words"
+        );
+        assert_eq!(
+            Diagnostic::new("f", Pos { line: 1, col: 1 }, "x").herd_line("f"),
+            None
+        );
     }
 }

@@ -77,7 +77,13 @@ pub enum FileOutcome {
         result: Box<CheckResult>,
     },
     /// Parse error, model error or limit; the message is ready to print.
-    Failed { file: String, message: String },
+    /// `herd` is herd7's one-line wording of the same rejection, when litmix
+    /// knows it (`--herd-identical` prints it instead).
+    Failed {
+        file: String,
+        message: String,
+        herd: Option<String>,
+    },
 }
 
 impl FileOutcome {
@@ -106,6 +112,7 @@ pub fn check_path(
         .map(|parsed| match parsed {
             Ok(test) => check_test(file.clone(), test, model, cache, opts),
             Err(d) => FileOutcome::Failed {
+                herd: d.herd_line(&file),
                 file: file.clone(),
                 message: d.render(),
             },
@@ -125,6 +132,7 @@ pub fn check_file(
         Ok(t) => t,
         Err(d) => {
             return FileOutcome::Failed {
+                herd: d.herd_line(&file),
                 file,
                 message: d.render(),
             };
@@ -150,18 +158,26 @@ pub fn check_test(
                 result: Box::new(result),
             },
             Err(CheckError::Diagnostic(d)) => FileOutcome::Failed {
+                herd: d.herd_line(&file),
                 file,
                 message: d.render(),
             },
             Err(e) => FileOutcome::Failed {
                 message: format!("{file}: {e}"),
+                herd: None,
                 file,
             },
         };
     }
     let model = match cache.get(spec) {
         Ok(m) => m,
-        Err(message) => return FileOutcome::Failed { file, message },
+        Err(message) => {
+            return FileOutcome::Failed {
+                file,
+                message,
+                herd: None,
+            };
+        }
     };
     match crate::exec::check(&test, &model, opts) {
         Ok(mut result) => {
@@ -176,12 +192,14 @@ pub fn check_test(
             }
         }
         Err(CheckError::Diagnostic(d)) => FileOutcome::Failed {
+            herd: d.herd_line(&file),
             file,
             message: d.render(),
         },
         Err(e @ (CheckError::Limit(_) | CheckError::Timeout { .. })) => FileOutcome::Failed {
             file: file.clone(),
             message: format!("{file}: {e}"),
+            herd: None,
         },
     }
 }

@@ -38,7 +38,7 @@ const FIGURES: &[&str] = &[
 /// One outcome in comparable form, or `None` for a size limit or timeout.
 fn render(o: &FileOutcome) -> Option<String> {
     match o {
-        FileOutcome::Failed { file, message } => {
+        FileOutcome::Failed { file, message, .. } => {
             if message.contains("limit exceeded") || message.contains("timeout:") {
                 None
             } else {

@@ -1,9 +1,8 @@
 //! Surface syntax of cat models, as parsed (before name resolution).
 //!
-//! The tree mirrors herd's grammar for the relational core. Herd's functional
-//! layer (tuples, explicit sets, tags, `fun`, `match`, `let ... in`,
-//! procedures, `forall`, `enum`) would add variants to [`ExprKind`] and
-//! [`Stmt`]; nothing here assumes the core is all there is.
+//! The tree mirrors herd's grammar: the relational core, then herd's
+//! functional tier (tuples, explicit sets, tags, `fun`, `match`,
+//! `let ... in`, procedures, `forall`, `enum`).
 
 use crate::ir::Pos;
 
@@ -135,6 +134,14 @@ pub enum ExprKind {
         then: Box<Expr>,
         els: Box<Expr>,
     },
+    /// `'name`: a tag (a constant of an `enum`).
+    Tag(String),
+    /// `match e with 'a -> e1 || 'b -> e2 || _ -> e3 end`: by tag.
+    MatchTag {
+        scrutinee: Box<Expr>,
+        clauses: Vec<(String, Expr)>,
+        default: Option<Box<Expr>>,
+    },
 }
 
 /// Parameters of a function: one name (`fun x ->`, `let f x =`) or a tuple
@@ -153,6 +160,9 @@ pub struct Binding {
     pub loc: Loc,
     /// `Some` for a function binding (its parameter names).
     pub params: Option<Vec<(String, Loc)>>,
+    /// `Some` for a tuple pattern `let (a, b) = e` (`name` is then the
+    /// pattern as written; `None` members are `_`).
+    pub tuple: Option<Vec<Option<String>>>,
     pub body: Expr,
 }
 
@@ -173,6 +183,9 @@ pub enum CheckMode {
     Flag,
     /// `undefined_unless`: raises the flag `undefined` when the check fails.
     UndefinedUnless,
+    /// `assert`: the model's author states the check always holds; a
+    /// candidate where it fails is a model error, not a verdict.
+    Assert,
 }
 
 /// `[flag|undefined_unless] [~]test e [as name]`.
@@ -231,6 +244,13 @@ pub enum Stmt {
         variant: String,
         then: Vec<Stmt>,
         els: Vec<Stmt>,
+        loc: Loc,
+    },
+    /// `enum Name = 'a || 'b || ...`: declares tags; `Name` is bound to
+    /// the set of them.
+    Enum {
+        name: String,
+        tags: Vec<String>,
         loc: Loc,
     },
     /// `forall x in e do instructions end`.

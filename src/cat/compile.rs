@@ -125,6 +125,29 @@ impl Compiler {
                 // All right-hand sides see the bindings from before the `let`.
                 let mut bound = Vec::new();
                 for b in bindings {
+                    if let Some(names) = &b.tuple {
+                        // `let (a, b) = e`: one slot for the tuple, one per name.
+                        let body = self.expr(&b.body, &[])?;
+                        let ty = self.infer(&body, &[])?;
+                        let t = self.new_slot(&b.name, SlotDef::Expr(body), ty);
+                        for (k, n) in names.iter().enumerate() {
+                            let Some(n) = n else { continue };
+                            let proj = CExpr {
+                                node: Node::Proj(
+                                    Box::new(CExpr {
+                                        node: Node::Slot(t),
+                                        loc: b.loc,
+                                    }),
+                                    k,
+                                    names.len(),
+                                ),
+                                loc: b.loc,
+                            };
+                            let slot = self.new_slot(n, SlotDef::Expr(proj), Ty::Unknown);
+                            bound.push((n.clone(), Name::Slot(slot)));
+                        }
+                        continue;
+                    }
                     let name = if let Some(params) = &b.params {
                         let locals: Vec<String> = params.iter().map(|p| p.0.clone()).collect();
                         let body = self.expr(&b.body, &locals)?;
@@ -154,6 +177,12 @@ impl Compiler {
                 bindings,
                 loc,
             } => {
+                if let Some(b) = bindings.iter().find(|b| b.tuple.is_some()) {
+                    return Err(Error::new(
+                        b.loc,
+                        "a tuple pattern cannot be recursive ('let rec (a, b) = ...')",
+                    ));
+                }
                 if bindings.iter().all(|b| b.params.is_some()) {
                     // Recursive functions: each name is a slot holding its closure.
                     let names: Vec<String> = bindings.iter().map(|b| b.name.clone()).collect();
@@ -256,6 +285,23 @@ impl Compiler {
                 Ok(())
             }
             Stmt::Include { .. } | Stmt::Show { .. } => Ok(()),
+            Stmt::Enum { name, tags, loc } => {
+                // The enumeration's name denotes the set of its tags.
+                let body = CExpr {
+                    node: Node::ExplicitSet(
+                        tags.iter()
+                            .map(|t| CExpr {
+                                node: Node::Tag(t.clone()),
+                                loc: *loc,
+                            })
+                            .collect(),
+                    ),
+                    loc: *loc,
+                };
+                let slot = self.new_slot(name, SlotDef::Expr(body), Ty::ValSet);
+                self.globals.insert(name.clone(), Name::Slot(slot));
+                Ok(())
+            }
             Stmt::IfVariant {
                 variant, then, els, ..
             } => {
@@ -589,6 +635,59 @@ impl Compiler {
                 rec: false,
                 bindings,
                 body,
+            } if bindings.iter().any(|b| b.tuple.is_some()) => {
+                // `let (a, b) = e and c = f in body`: the values (a tuple for
+                // each pattern) first, then the patterns' components.
+                let mut vals = Vec::new();
+                let mut outer = locals.to_vec();
+                for b in bindings {
+                    let v = match &b.params {
+                        Some(ps) => {
+                            let names: Vec<String> = ps.iter().map(|p| p.0.clone()).collect();
+                            let l =
+                                self.lambda(&b.name, &names, names.len() != 1, &b.body, locals)?;
+                            CExpr {
+                                node: Node::Lambda(l),
+                                loc: b.loc,
+                            }
+                        }
+                        None => self.expr(&b.body, locals)?,
+                    };
+                    vals.push(v);
+                    outer.push(b.name.clone());
+                }
+                let mut projs = Vec::new();
+                let mut inner = outer.clone();
+                for (i, b) in bindings.iter().enumerate() {
+                    let Some(names) = &b.tuple else { continue };
+                    for (k, n) in names.iter().enumerate() {
+                        projs.push(CExpr {
+                            node: Node::Proj(
+                                Box::new(CExpr {
+                                    node: Node::Local(locals.len() + i),
+                                    loc: b.loc,
+                                }),
+                                k,
+                                names.len(),
+                            ),
+                            loc: b.loc,
+                        });
+                        inner.push(n.clone().unwrap_or_default());
+                    }
+                }
+                let body = self.expr(body, &inner)?;
+                Node::LetIn(
+                    vals,
+                    Box::new(CExpr {
+                        node: Node::LetIn(projs, Box::new(body)),
+                        loc: e.loc,
+                    }),
+                )
+            }
+            ExprKind::LetIn {
+                rec: false,
+                bindings,
+                body,
             } => {
                 let mut vals = Vec::new();
                 for b in bindings {
@@ -618,7 +717,7 @@ impl Compiler {
                 if let Some(b) = bindings.iter().find(|b| b.params.is_none()) {
                     return Err(Error::new(
                         b.loc,
-                        "a local 'let rec' of values is not supported (only of functions)",
+                        "a local 'let rec' of values or tuple patterns is not supported (only of functions)",
                     ));
                 }
                 let lams = self.rec_lambdas(bindings, locals)?;
@@ -640,6 +739,23 @@ impl Compiler {
                 inner.push(rest.clone());
                 let ne = self.expr(nonempty, &inner)?;
                 Node::MatchSet(Box::new(sc), Box::new(em), Box::new(ne))
+            }
+            ExprKind::Tag(t) => Node::Tag(t.clone()),
+            ExprKind::MatchTag {
+                scrutinee,
+                clauses,
+                default,
+            } => {
+                let sc = self.expr(scrutinee, locals)?;
+                let cs = clauses
+                    .iter()
+                    .map(|(t, x)| Ok((t.clone(), self.expr(x, locals)?)))
+                    .collect::<Result<Vec<_>, Error>>()?;
+                let d = match default {
+                    Some(x) => Some(Box::new(self.expr(x, locals)?)),
+                    None => None,
+                };
+                Node::MatchTag(Box::new(sc), cs, d)
             }
             ExprKind::Try(a, b) => Node::Try(
                 Box::new(self.expr(a, locals)?),
@@ -888,11 +1004,14 @@ impl Compiler {
             }
             Node::FuncRef(_) | Node::PrimRef(_) | Node::Lambda(_) | Node::LetRec(..) => Ty::Fun,
             Node::Tuple(_) => Ty::Tuple,
+            Node::Tag(_) => Ty::Tag,
             Node::Apply(..)
             | Node::PrimCall(..)
             | Node::ExplicitSet(_)
             | Node::LetIn(..)
             | Node::MatchSet(..)
+            | Node::MatchTag(..)
+            | Node::Proj(..)
             | Node::Fail(_) => Ty::Unknown,
         })
     }

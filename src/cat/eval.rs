@@ -43,6 +43,8 @@ pub enum Value {
     Clo(Rc<Closure>),
     /// A built-in function used as a value.
     Prim(Prim),
+    /// A tag `'name` (a constant of an `enum`).
+    Tag(Rc<str>),
 }
 
 impl Value {
@@ -55,6 +57,7 @@ impl Value {
             Value::Tuple(_) => Ty::Tuple,
             Value::ValSet(_) => Ty::ValSet,
             Value::Clo(_) | Value::Prim(_) => Ty::Fun,
+            Value::Tag(_) => Ty::Tag,
         }
     }
 }
@@ -96,6 +99,10 @@ pub enum Prim {
     Linearisations,
     /// `classes-loc` / `partition`: the events of a set grouped by location.
     Partition,
+    /// `tag2events('t)`: the events the environment tags with `t`.
+    TagToEvents,
+    /// `tag2scope('s)`: the environment's relation of scope level `s`.
+    TagToScope,
 }
 
 /// A `fun` (or local function) body: parameters are pushed after the
@@ -122,6 +129,7 @@ pub enum Ty {
     Tuple,
     ValSet,
     Fun,
+    Tag,
 }
 
 impl Ty {
@@ -135,6 +143,7 @@ impl Ty {
             Ty::Tuple => "a tuple",
             Ty::ValSet => "a set of values",
             Ty::Fun => "a function",
+            Ty::Tag => "a tag",
         }
     }
 }
@@ -181,6 +190,12 @@ pub enum Node {
     /// `match e with {} -> a || x ++ s -> b end` (`b` sees x and s pushed).
     MatchSet(Box<CExpr>, Box<CExpr>, Box<CExpr>),
     Try(Box<CExpr>, Box<CExpr>),
+    /// `'name`.
+    Tag(String),
+    /// `match e with 'a -> x || ... || _ -> d end`.
+    MatchTag(Box<CExpr>, Vec<(String, CExpr)>, Option<Box<CExpr>>),
+    /// Component `k` of a tuple of `n` (a `let (a, b) = e` pattern).
+    Proj(Box<CExpr>, usize, usize),
     /// An error raised when evaluated (e.g. an unknown function), so that
     /// `try` can catch it as herd does.
     Fail(String),
@@ -304,10 +319,16 @@ pub struct Program {
     pub loc_env: Option<usize>,
     /// The slot a top-level `with co from ...` binds (the model builds `co`).
     pub co_slot: Option<usize>,
+    /// In a model made by [`super::Model::co_native`]: the slot holding the
+    /// set the original model chose `co` from.
+    pub co_choices: Option<usize>,
     /// Per statement: for a `with`, the later checks that may cut a prefix
     /// of its linearisation (see `super::monotone::with_plans`).
     pub with_checks: Vec<Vec<usize>>,
 }
+
+/// Accepted choices of `with`s: their flags and the `co` they bound.
+pub type AcceptedChoices = Vec<(Vec<String>, Option<Value>)>;
 
 /// Per-evaluation state: caches of environment values and slots.
 pub struct State<'e> {
@@ -326,6 +347,9 @@ pub struct State<'e> {
     /// With `all_choices`: per accepted choice, its flags and the value of
     /// the model's `co` slot.
     pub(crate) accepted: Vec<(Vec<String>, Option<Value>)>,
+    /// With `all_choices`, for `--why`: per rejected choice of the model's
+    /// `with co from`, the `co` it bound and the check it failed.
+    pub(crate) rejected: Option<Vec<(Value, Failure)>>,
     /// Slots that are static (see [`Program::static_parts`]): they do not
     /// depend on `with` choices, so a new choice keeps their values.
     pub(crate) keep: &'e [bool],
@@ -463,7 +487,15 @@ impl Program {
         let all =
             |xs: &[CExpr], locals: &[bool]| xs.iter().all(|x| self.static_in(x, es, ss, locals));
         match &e.node {
-            Node::EmptyRel | Node::Universe | Node::PrimRef(_) | Node::Fail(_) => true,
+            Node::EmptyRel | Node::Universe | Node::PrimRef(_) | Node::Fail(_) | Node::Tag(_) => {
+                true
+            }
+            Node::MatchTag(sc, cs, d) => {
+                self.static_in(sc, es, ss, locals)
+                    && cs.iter().all(|(_, x)| self.static_in(x, es, ss, locals))
+                    && d.as_ref().is_none_or(|x| self.static_in(x, es, ss, locals))
+            }
+            Node::Proj(x, _, _) => self.static_in(x, es, ss, locals),
             Node::Env(i) => es[*i],
             Node::Slot(i) => ss[*i],
             Node::Local(k) => locals.get(*k).copied().unwrap_or(false),
@@ -544,6 +576,7 @@ impl Program {
             known_slots: &[],
             all_choices: false,
             accepted: Vec::new(),
+            rejected: None,
             keep: &[],
             prune: false,
             deadline: None,
@@ -590,7 +623,7 @@ impl Program {
         Ok(cell.get().expect("just set"))
     }
 
-    fn slot_value<'a>(&'a self, i: usize, st: &'a State<'_>) -> Res<&'a Value> {
+    pub(crate) fn slot_value<'a>(&'a self, i: usize, st: &'a State<'_>) -> Res<&'a Value> {
         if let Some(v) = st.slots[i].get() {
             return Ok(v);
         }
@@ -796,6 +829,47 @@ impl Program {
                 Err(_) => self.eval(b, st, locals)?,
             },
             Node::Fail(msg) => return Err(Error::new(e.loc, msg.clone())),
+            Node::Tag(t) => Owned(Value::Tag(Rc::from(t.as_str()))),
+            Node::MatchTag(scrut, clauses, default) => {
+                let v = self.eval(scrut, st, locals)?;
+                let Value::Tag(t) = &*v else {
+                    return Err(type_error(
+                        scrut.loc,
+                        "match on tags expects a tag",
+                        v.kind(),
+                    ));
+                };
+                match clauses.iter().find(|(c, _)| **c == **t) {
+                    Some((_, x)) => self.eval(x, st, locals)?,
+                    None => match default {
+                        Some(x) => self.eval(x, st, locals)?,
+                        None => {
+                            return Err(Error::new(
+                                e.loc,
+                                format!("no clause of this match takes the tag '{t}"),
+                            ));
+                        }
+                    },
+                }
+            }
+            Node::Proj(x, k, arity) => {
+                let v = self.eval(x, st, locals)?;
+                match &*v {
+                    Value::Tuple(vs) if vs.len() == *arity => Owned(vs[*k].clone()),
+                    other => {
+                        return Err(Error::new(
+                            e.loc,
+                            format!(
+                                "a tuple pattern of {arity} names, bound to {}",
+                                match other {
+                                    Value::Tuple(vs) => format!("a tuple of {}", vs.len()),
+                                    v => v.kind().describe().to_string(),
+                                }
+                            ),
+                        ));
+                    }
+                }
+            }
         })
     }
 
@@ -879,6 +953,16 @@ impl Program {
         let mut args = args.into_iter();
         let a = super::func::normalise_empty(args.next().expect("arity checked"), p, n);
         Ok(match p {
+            Prim::TagToEvents | Prim::TagToScope => {
+                let Value::Tag(t) = &a else {
+                    return Err(type_error(
+                        loc,
+                        &format!("{} expects a tag", super::func::prim_name(p)),
+                        a.kind(),
+                    ));
+                };
+                super::func::tag_value(p, t, st.env, n).map_err(|m| Error::new(loc, m))?
+            }
             Prim::Domain => Value::Set(expect_rel(&a, loc, "domain expects a relation")?.domain()),
             Prim::Range => Value::Set(expect_rel(&a, loc, "range expects a relation")?.range()),
             Prim::FenceRel => {
@@ -1048,6 +1132,25 @@ impl Program {
         Ok(std::mem::take(&mut st.accepted))
     }
 
+    /// Like [`Program::run_all`], and also returns, per rejected choice of
+    /// the model's `with co from`, the `co` it bound and the failed check
+    /// (with its shortest cycle and relations, as `evaluate_explain` gives
+    /// them). Slower: every rejected choice is explained.
+    pub fn run_all_explained(
+        &self,
+        st: &mut State<'_>,
+    ) -> Res<(AcceptedChoices, Vec<(Value, Failure)>)> {
+        st.all_choices = true;
+        st.accepted.clear();
+        st.rejected = Some(Vec::new());
+        let mut flags = Vec::new();
+        self.run_from(0, st, &mut flags, true, true)?;
+        Ok((
+            std::mem::take(&mut st.accepted),
+            st.rejected.take().unwrap_or_default(),
+        ))
+    }
+
     /// Runs a `forall`; `Some(failure)` when a check of its body fails for
     /// some member.
     fn run_forall(
@@ -1110,12 +1213,17 @@ impl Program {
                     cell.take();
                 }
             }
+            let explained = st.rejected.is_some() && self.co_slot == Some(w.slot);
+            let bound = explained.then(|| choice.clone());
             let _ = st.slots[w.slot].set(choice);
             flags.truncate(flags_len);
-            let want = want_failure && first_failure.is_none();
+            let want = want_failure && (first_failure.is_none() || explained);
             match self.run_from(i + 1, st, flags, want, explain)? {
                 Verdict::Allowed => return Ok(Verdict::Allowed),
                 Verdict::Forbidden(f) => {
+                    if let (Some(co), Some(fail), Some(out)) = (bound, &f, st.rejected.as_mut()) {
+                        out.push((co, fail.clone()));
+                    }
                     if first_failure.is_none() {
                         first_failure = Some(f);
                     }
@@ -1209,6 +1317,11 @@ impl Program {
                 }
                 Ok(None)
             }
+            CheckMode::Assert if holds => Ok(None),
+            CheckMode::Assert => Err(Error::new(
+                c.expr.loc,
+                format!("assertion failed: {}", c.label),
+            )),
             CheckMode::Require if holds => Ok(None),
             CheckMode::Require => {
                 if !want_failure {
@@ -1458,6 +1571,9 @@ impl Program {
             | Node::LetIn(..)
             | Node::LetRec(..)
             | Node::MatchSet(..)
+            | Node::MatchTag(..)
+            | Node::Proj(..)
+            | Node::Tag(_)
             | Node::Try(..)
             | Node::Fail(_) => {
                 out.push((a, b, self.opaque_label(e)));

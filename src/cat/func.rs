@@ -28,6 +28,7 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
             Value::ValSet(_) => 5,
             Value::Prim(_) => 6,
             Value::Clo(_) => 7,
+            Value::Tag(_) => 8,
         }
     }
     match (a, b) {
@@ -46,6 +47,7 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
         (Value::Tuple(x), Value::Tuple(y)) => cmp_seq(x, y),
         (Value::ValSet(x), Value::ValSet(y)) => cmp_seq(x, y),
         (Value::Prim(x), Value::Prim(y)) => x.cmp(y),
+        (Value::Tag(x), Value::Tag(y)) => x.cmp(y),
         (Value::Clo(x), Value::Clo(y)) => (Rc::as_ptr(x) as usize).cmp(&(Rc::as_ptr(y) as usize)),
         _ => rank(a).cmp(&rank(b)),
     }
@@ -145,6 +147,8 @@ pub fn prim_name(p: Prim) -> &'static str {
         Prim::FenceRel => "fencerel",
         Prim::Linearisations => "linearisations",
         Prim::Partition => "classes-loc",
+        Prim::TagToEvents => "tag2events",
+        Prim::TagToScope => "tag2scope",
     }
 }
 
@@ -156,8 +160,66 @@ pub fn prim_named(name: &str) -> Option<Prim> {
         "fencerel" => Prim::FenceRel,
         "linearisations" => Prim::Linearisations,
         "classes-loc" | "partition" => Prim::Partition,
+        "tag2events" => Prim::TagToEvents,
+        "tag2scope" => Prim::TagToScope,
         _ => return None,
     })
+}
+
+/// `tag2events('t)` and `tag2scope('t)` over litmix's environment.
+///
+/// herd's bell files tag events with lower-case tags (`'acquire`) and
+/// expose them as sets; litmix's front ends name their tags in upper case
+/// (`ACQ`, docs/cat-environment.md). `tag2events('t)` is the first event
+/// set the environment has under the name `t` as written, with its first
+/// letter upper-cased, or all upper-case; `tag2scope('t)` the relation of
+/// scope level `t` (`cta`, `gpu`, `wg`, `dev`, `sys`, ...: events of
+/// threads in the same instance), as written or lower-cased. A tag the
+/// environment has no value for is an error (which `try` catches).
+pub fn tag_value(
+    p: Prim,
+    tag: &str,
+    env: &dyn super::Environment,
+    n: usize,
+) -> Result<Value, String> {
+    let mut names = vec![tag.to_string()];
+    let mut push = |s: String| {
+        if !names.contains(&s) {
+            names.push(s);
+        }
+    };
+    if p == Prim::TagToEvents {
+        let mut cs = tag.chars();
+        if let Some(c) = cs.next() {
+            push(c.to_uppercase().chain(cs).collect());
+        }
+        push(tag.to_uppercase());
+    } else {
+        push(tag.to_lowercase());
+    }
+    for name in &names {
+        let v = if p == Prim::TagToEvents {
+            env.set(name).map(Value::Set)
+        } else {
+            env.relation(name).map(Value::Rel)
+        };
+        match v {
+            Some(Value::Set(s)) if s.universe() == n => return Ok(Value::Set(s)),
+            Some(Value::Rel(r)) if r.universe() == n => return Ok(Value::Rel(r)),
+            Some(_) => return Err(format!("the environment's '{name}' has the wrong size")),
+            None => {}
+        }
+    }
+    Err(format!(
+        "{}: the test defines no {} for the tag '{tag} (looked for {})",
+        prim_name(p),
+        if p == Prim::TagToEvents {
+            "event set"
+        } else {
+            "scope relation"
+        },
+        names.join(", ")
+    ))
 }
 
 /// The events of `s` grouped by location (`loc` classes), as a set of sets.

@@ -143,6 +143,10 @@ pub struct Accepted {
     pub co: Option<Relation>,
 }
 
+/// A rejected choice of a model's `with co from`: the `co` it bound and
+/// the check it failed.
+pub type Rejected = (Relation, Failure);
+
 /// A parsed, name-resolved and type-checked cat model.
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -150,6 +154,8 @@ pub struct Model {
     /// `(file name, source)`: the main file first, then includes in load order.
     files: Vec<(String, String)>,
     program: Program,
+    /// [`Model::co_native`], made on first use.
+    native: std::sync::OnceLock<Option<Box<Model>>>,
 }
 
 impl Model {
@@ -207,6 +213,7 @@ impl Model {
                     name,
                     files,
                     program,
+                    native: std::sync::OnceLock::new(),
                 })
             }
             Err(e) => Err(to_diagnostic(&files, e)),
@@ -292,6 +299,130 @@ impl Model {
                 },
             })
             .collect())
+    }
+
+    /// [`Model::evaluate_all`] for `--why` on a model that binds `co`:
+    /// also every rejected choice of its `with co from`, as the `co` it
+    /// bound and the check it failed (explained as by
+    /// [`Model::evaluate_explain`]).
+    pub fn evaluate_all_explained(
+        &self,
+        env: &dyn Environment,
+        cache: &mut StaticCache,
+    ) -> Result<(Vec<Accepted>, Vec<Rejected>), Diagnostic> {
+        let res = self.with_static_cache(env, cache, |program, st| program.run_all_explained(st));
+        let (all, rejected) = res.map_err(|e| self.diagnostic(e))?;
+        let as_rel = |v: Option<eval::Value>| match v {
+            Some(eval::Value::Rel(r)) => Some(r),
+            Some(eval::Value::Empty) => Some(Relation::empty(env.num_events())),
+            _ => None,
+        };
+        let accepted = all
+            .into_iter()
+            .map(|(flags, co)| Accepted {
+                flags,
+                co: as_rel(co),
+            })
+            .collect();
+        let rejected = rejected
+            .into_iter()
+            .filter_map(|(co, f)| Some((as_rel(Some(co))?, f)))
+            .collect();
+        Ok((accepted, rejected))
+    }
+
+    /// The same model with its `with co from E` replaced by the engine's
+    /// `co` (`let co = co`), for the engine to enumerate and prune coherence
+    /// orders itself. `None` unless that can give identical answers: the
+    /// `with` is the model's only `with`, and nothing reads the
+    /// environment's `co` or what derives from it (`fr`, `coe`, `pco`...),
+    /// whose values differ between the two readings. `FW` is read as `W`,
+    /// its value when the model builds `co`. The engine must still check,
+    /// per choice of thread paths, that `E` is exactly the set of orders it
+    /// enumerates ([`Model::co_choices`]); herd's `cos.cat` gives that set.
+    pub fn co_native(&self) -> Option<&Model> {
+        self.native
+            .get_or_init(|| self.make_co_native().map(Box::new))
+            .as_deref()
+    }
+
+    fn make_co_native(&self) -> Option<Model> {
+        let p = &self.program;
+        let co = p.co_slot?;
+        let mut withs = p
+            .stmts
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s, CStmt::With(_) | CStmt::WithFrom(_)));
+        let (i, CStmt::WithFrom(w)) = withs.next()? else {
+            return None;
+        };
+        if withs.next().is_some() || w.slot != co {
+            return None;
+        }
+        let eval::Node::Slot(choices) = w.expr.node else {
+            return None;
+        };
+        const FROM_CO: &[&str] = &["co", "fr", "fre", "fri", "coe", "coi", "pco"];
+        if p.env_names
+            .iter()
+            .any(|e| FROM_CO.contains(&e.name.as_str()))
+        {
+            return None;
+        }
+        let mut q = p.clone();
+        let loc = w.expr.loc;
+        q.stmts.remove(i);
+        q.env_names.push(eval::EnvName {
+            name: "co".into(),
+            hint: eval::Ty::Rel,
+            loc,
+            eager: false,
+        });
+        q.slots[co].def = eval::SlotDef::Expr(eval::CExpr {
+            node: eval::Node::Env(q.env_names.len() - 1),
+            loc,
+        });
+        q.slots[co].ty = eval::Ty::Rel;
+        for e in &mut q.env_names {
+            if e.name == "FW" {
+                e.name = "W".into();
+                e.hint = eval::Ty::Set;
+            }
+        }
+        q.co_slot = None;
+        q.co_choices = Some(choices);
+        q.with_checks = monotone::with_plans(&q);
+        Some(Model {
+            name: self.name.clone(),
+            files: self.files.clone(),
+            program: q,
+            native: std::sync::OnceLock::from(None),
+        })
+    }
+
+    /// For a model made by [`Model::co_native`]: the set the original model
+    /// chose `co` from, on `env`, when it is static (the same for every
+    /// candidate sharing `env`'s static names) and a set of relations;
+    /// `None` otherwise (also when evaluating it fails).
+    pub fn co_choices(&self, env: &dyn Environment) -> Option<Vec<Relation>> {
+        let slot = self.program.co_choices?;
+        let (_, slot_static) = self.program.static_parts(env);
+        if !slot_static[slot] {
+            return None;
+        }
+        let st = self.program.state(env);
+        match self.program.slot_value(slot, &st).ok()? {
+            eval::Value::Empty => Some(Vec::new()),
+            eval::Value::ValSet(vs) => vs
+                .iter()
+                .map(|v| match v {
+                    eval::Value::Rel(r) => Some(r.clone()),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        }
     }
 
     /// Evaluates the model on one candidate execution.

@@ -35,7 +35,7 @@
 //! Anything the analysis does not know is [`Pol::Mixed`]: no pruning.
 
 use super::ast::{BinOp, CheckMode, UnOp};
-use super::eval::{CCheck, CExpr, CStmt, Node, Program, SlotDef, SlotInfo};
+use super::eval::{CCheck, CExpr, CStmt, Node, Prim, Program, SlotDef, SlotInfo};
 use std::fmt;
 
 /// How an expression's value moves when the choices grow.
@@ -117,7 +117,7 @@ struct Ctx<'p> {
     slot_memo: Vec<Option<Pol>>,
 }
 
-impl Ctx<'_> {
+impl<'p> Ctx<'p> {
     fn slot(&mut self, i: usize) -> Pol {
         if let Some(p) = self.slot_memo[i] {
             return p;
@@ -184,6 +184,9 @@ impl Ctx<'_> {
             Node::Binary(op, _, a, b) => {
                 let (x, y) = (self.expr(a, locals), self.expr(b, locals));
                 match op {
+                    // `a \ (a & F)` is `a \ F` (herd's `fre = fr \ fri` with
+                    // `fri = fr & int`): with `F` fixed, it moves like `a`.
+                    BinOp::Diff if self.minus_own_part(a, b, locals) => x,
                     BinOp::Diff => x.join(y.flip()),
                     BinOp::Union | BinOp::Inter | BinOp::Seq | BinOp::Cartesian => x.join(y),
                     BinOp::Add => Pol::Mixed,
@@ -203,10 +206,65 @@ impl Ctx<'_> {
                     Pol::Const
                 })
             }
-            // The functional tier (application, tuples, value sets, ...):
-            // no direction is known.
+            // `try a with b` is one of the two; whether `a` fails does not
+            // depend on the choices (it fails on names the test lacks or on
+            // types, which the skeleton fixes).
+            Node::Try(a, b) => {
+                let (x, y) = (self.expr(a, locals), self.expr(b, locals));
+                x.join(y)
+            }
+            // `{}` and tags are constants; tag sets and scope relations are
+            // fixed by the skeleton.
+            Node::ExplicitSet(xs) if xs.is_empty() => Pol::Const,
+            Node::Tag(_) => Pol::Const,
+            Node::PrimCall(Prim::TagToEvents | Prim::TagToScope, args) => {
+                let ps: Vec<Pol> = args.iter().map(|a| self.expr(a, locals)).collect();
+                ps.into_iter().fold(Pol::Const, Pol::join)
+            }
+            // The rest of the functional tier (application, tuples, value
+            // sets, ...): no direction is known.
             _ => Pol::Mixed,
         }
+    }
+
+    /// Whether `b` is `a & F` or `F & a` (through `let`s) with `F` fixed
+    /// and `a` the same name as the left operand.
+    fn minus_own_part(&mut self, a: &CExpr, b: &CExpr, locals: &[Pol]) -> bool {
+        let b = self.through_slots(b);
+        let Node::Binary(BinOp::Inter, _, l, r) = &b.node else {
+            return false;
+        };
+        let a = self.through_slots(a);
+        let same = |x: &CExpr| match (&x.node, &a.node) {
+            (Node::Env(i), Node::Env(j)) | (Node::Slot(i), Node::Slot(j)) => i == j,
+            _ => false,
+        };
+        let (l, r) = (self.through_slots(l), self.through_slots(r));
+        (same(l) && self.expr(r, locals) == Pol::Const)
+            || (same(r) && self.expr(l, locals) == Pol::Const)
+    }
+
+    /// `e`, or the definition of the slot it names (repeatedly) while that
+    /// definition is itself just a name or an intersection.
+    fn through_slots<'e>(&self, e: &'e CExpr) -> &'e CExpr
+    where
+        'p: 'e,
+    {
+        let mut e = e;
+        while let Node::Slot(i) = &e.node {
+            match &self.prog.slots[*i].def {
+                SlotDef::Expr(inner)
+                    if matches!(
+                        inner.node,
+                        Node::Slot(_) | Node::Env(_) | Node::Binary(BinOp::Inter, ..)
+                    ) =>
+                {
+                    e = inner
+                }
+                _ => break,
+            }
+        }
+        e
     }
 
     /// The first complement or subtraction that makes `e` lose its

@@ -137,6 +137,7 @@ impl Parser<'_> {
                 self.advance();
                 Some(s)
             }
+            Tok::Ident(_) if self.at_assert() => None,
             Tok::Ident(s) => {
                 self.advance();
                 match self.tok().clone() {
@@ -282,11 +283,39 @@ impl Parser<'_> {
                 self.advance();
                 Ok(Stmt::Show { loc })
             }
-            Tok::Kw(kw @ (Kw::Enum | Kw::Match | Kw::Try | Kw::Fun | Kw::Begin)) => {
+            // `assert [~]test e [as name]`: `assert` is a keyword only here,
+            // before a check.
+            Tok::Ident(_) if self.at_assert() => {
+                self.advance();
+                self.check(CheckMode::Assert, loc)
+            }
+            Tok::Kw(Kw::Enum) => {
+                self.advance();
+                let (name, _) = self.ident("a name after 'enum'")?;
+                self.expect(&Tok::Equal, "'='")?;
+                self.eat(&Tok::BarBar);
+                let mut tags = Vec::new();
+                loop {
+                    match self.tok().clone() {
+                        Tok::Tag(t) => {
+                            self.advance();
+                            if !tags.contains(&t) {
+                                tags.push(t);
+                            }
+                        }
+                        _ => return Err(self.error_here("a tag like 'name")),
+                    }
+                    if !self.eat(&Tok::BarBar) {
+                        break;
+                    }
+                }
+                Ok(Stmt::Enum { name, tags, loc })
+            }
+            Tok::Kw(kw @ (Kw::Match | Kw::Try | Kw::Fun | Kw::Begin)) => {
                 Err(unsupported(loc, &format!("'{}'", kw.as_str())))
             }
             _ => Err(self.error_here(
-                "an instruction (let, acyclic, irreflexive, empty, flag, undefined_unless, with, include, show, procedure, call, if, forall)",
+                "an instruction (let, acyclic, irreflexive, empty, flag, undefined_unless, assert, with, include, show, procedure, call, if, forall, enum)",
             )),
         }
     }
@@ -360,7 +389,20 @@ impl Parser<'_> {
 
     fn binding(&mut self) -> Result<Binding, Error> {
         if *self.tok() == Tok::LParen {
-            return Err(unsupported(self.loc(), "a tuple pattern"));
+            // `let (a, b) = e`: a tuple pattern.
+            let loc = self.loc();
+            let pat = self.params()?;
+            let names = pat.names.clone();
+            let shown: Vec<&str> = names.iter().map(|n| n.as_deref().unwrap_or("_")).collect();
+            self.expect(&Tok::Equal, "'='")?;
+            let body = self.expr()?;
+            return Ok(Binding {
+                name: format!("({})", shown.join(", ")),
+                loc,
+                params: None,
+                tuple: Some(names),
+                body,
+            });
         }
         let (name, loc) = self.ident("a name to bind")?;
         let params = if matches!(self.tok(), Tok::Ident(_) | Tok::Underscore) {
@@ -403,6 +445,7 @@ impl Parser<'_> {
             name,
             loc,
             params,
+            tuple: None,
             body,
         })
     }
@@ -557,8 +600,19 @@ impl Parser<'_> {
                 | Tok::LParen
                 | Tok::LBracket
                 | Tok::LBrace
+                | Tok::Tag(_)
                 | Tok::Kw(Kw::Begin)
         ) && !matches!(self.tok(), Tok::Ident(w) if w == "catdep")
+            && !self.at_assert()
+    }
+
+    /// At `assert` followed by a check: the instruction, not a name.
+    fn at_assert(&self) -> bool {
+        matches!(self.tok(), Tok::Ident(w) if w == "assert")
+            && matches!(
+                self.peek_tok(1),
+                Tok::Tilde | Tok::Kw(Kw::Acyclic | Kw::Irreflexive | Kw::Empty)
+            )
     }
 
     /// One argument of an application: a name or a simple expression
@@ -703,6 +757,9 @@ impl Parser<'_> {
         let scrutinee = self.expr()?;
         self.expect(&Tok::Kw(Kw::With), "'with'")?;
         self.eat(&Tok::BarBar);
+        if matches!(self.tok(), Tok::Tag(_)) {
+            return self.match_tag(loc, scrutinee);
+        }
         let mut empty = None;
         let mut elem = None;
         for k in 0..2 {
@@ -736,6 +793,50 @@ impl Parser<'_> {
                 elem: x,
                 rest: r,
                 nonempty: Box::new(nonempty),
+            },
+            loc,
+        })
+    }
+
+    /// The clauses of `match e with 'a -> e1 || 'b -> e2 [|| _ -> e3] end`
+    /// (after `with` and the optional first `||`).
+    fn match_tag(&mut self, loc: Loc, scrutinee: Expr) -> Result<Expr, Error> {
+        let mut clauses: Vec<(String, Expr)> = Vec::new();
+        let mut default = None;
+        loop {
+            match self.tok().clone() {
+                Tok::Tag(t) if default.is_none() => {
+                    let tloc = self.loc();
+                    self.advance();
+                    if clauses.iter().any(|(u, _)| *u == t) {
+                        return Err(Error::new(tloc, format!("tag '{t} matched twice")));
+                    }
+                    self.expect(&Tok::Arrow, "'->'")?;
+                    clauses.push((t, self.expr()?));
+                }
+                Tok::Underscore if default.is_none() => {
+                    self.advance();
+                    self.expect(&Tok::Arrow, "'->'")?;
+                    default = Some(Box::new(self.expr()?));
+                }
+                _ => {
+                    return Err(self.error_here(if default.is_none() {
+                        "a tag like 'name or '_'"
+                    } else {
+                        "'end' (nothing may follow the '_' clause)"
+                    }));
+                }
+            }
+            if self.eat(&Tok::Kw(Kw::End)) {
+                break;
+            }
+            self.expect(&Tok::BarBar, "'||' or 'end'")?;
+        }
+        Ok(Expr {
+            kind: ExprKind::MatchTag {
+                scrutinee: Box::new(scrutinee),
+                clauses,
+                default,
             },
             loc,
         })
@@ -805,7 +906,10 @@ impl Parser<'_> {
                 }
                 ExprKind::ExplicitSet(es)
             }
-            Tok::Tag(t) => return Err(unsupported(loc, &format!("the tag '{t}"))),
+            Tok::Tag(t) => {
+                self.advance();
+                ExprKind::Tag(t)
+            }
             _ => return Err(self.error_here("an expression")),
         };
         Ok(Expr { kind, loc })
@@ -866,6 +970,8 @@ mod tests {
             ExprKind::MatchSet { scrutinee, .. } => format!("match {}", show(scrutinee)),
             ExprKind::Try(a, b) => format!("try {} with {}", show(a), show(b)),
             ExprKind::IfVariant { variant, .. } => format!("if {variant}"),
+            ExprKind::Tag(t) => format!("'{t}"),
+            ExprKind::MatchTag { scrutinee, .. } => format!("match-tag {}", show(scrutinee)),
         }
     }
 
@@ -1020,9 +1126,16 @@ include "x.cat"
         assert_eq!(e.loc.pos, Pos { line: 1, col: 17 });
         let e = parse_file("acyclic po as", 0).unwrap_err();
         assert_eq!(e.loc.pos, Pos { line: 1, col: 14 });
-        let e = parse_file("let x = po\nenum e = 'a", 0).unwrap_err();
-        assert!(e.message.contains("not supported"));
-        assert_eq!(e.loc.pos, Pos { line: 2, col: 1 });
+        let e = parse_file("let x = po\nenum e = 'a || b", 0).unwrap_err();
+        assert_eq!(e.expected.as_deref(), Some("a tag like 'name"));
+        assert_eq!(e.loc.pos, Pos { line: 2, col: 16 });
+        let e = parse_file("let x = match t with 'a -> 0 || _ -> 0 || 'b -> 0 end", 0).unwrap_err();
+        assert!(
+            e.expected
+                .as_deref()
+                .unwrap()
+                .contains("nothing may follow")
+        );
         let e = parse_file("let x = match s with {} -> 0 end", 0).unwrap_err();
         assert_eq!(e.expected.as_deref(), Some("'||'"));
     }

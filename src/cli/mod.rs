@@ -105,6 +105,7 @@ pub fn options(l: &Limits) -> CheckOptions {
         max_events: l.max_events,
         max_states: l.max_states,
         prune: !l.no_prune,
+        co_native: !l.no_prune,
         timeout: l
             .timeout
             .filter(|t| t.is_finite() && *t >= 0.0)

@@ -92,10 +92,17 @@ pub fn run(a: RunArgs) -> ExitCode {
     let mut out = stdout.lock();
     for o in &outcomes {
         match o {
-            FileOutcome::Failed { file, message } => {
+            FileOutcome::Failed {
+                file,
+                message,
+                herd,
+            } => {
                 failed = true;
                 if a.json {
                     emit(writeln!(out, "{}", report::json::error(file, message)));
+                } else if let (true, Some(line)) = (a.herd_identical, herd) {
+                    // herd7's own wording (it writes it to stderr too).
+                    eprintln!("{line}");
                 } else {
                     eprintln!("{message}");
                 }

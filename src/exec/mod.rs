@@ -55,6 +55,11 @@ pub struct CheckOptions {
     /// off anyway under [`CheckOptions::why`], whose explanations come from
     /// the first rejected candidate of each state in enumeration order.
     pub prune: bool,
+    /// Run a model that builds `co` from exactly the orders the engine
+    /// enumerates (herd's `cos.cat`) over the engine's `co` instead, with
+    /// pruning (`Model::co_native`). Never changes the result; `--no-prune`
+    /// turns it off too.
+    pub co_native: bool,
     /// Give the test a `timeout` result after this long (`--timeout`).
     pub timeout: Option<Duration>,
     /// Live counters a caller may watch while the test runs (the CLI's
@@ -83,6 +88,7 @@ impl Default for CheckOptions {
             trace: false,
             lenient: false,
             prune: true,
+            co_native: true,
             timeout: None,
             progress: None,
         }
@@ -278,6 +284,12 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
     // of the model, not the engine's growing order (docs/pruning.md).
     let prune = opts.prune && !opts.why && !model.binds_co();
     let pruner = Pruner::new(model, prune);
+    // A model building `co` from exactly the orders the engine enumerates
+    // (herd's `cos.cat`) is run as the same model over the engine's `co`,
+    // with pruning, for each choice of thread paths where the identity of
+    // the two sets of orders is checked (see `Model::co_native`).
+    let native = model.co_native().filter(|_| opts.co_native);
+    let native_pruner = native.map(|m| Pruner::new(m, opts.prune && !opts.why));
 
     // Cartesian product of thread paths.
     let counts: Vec<usize> = thread_paths.iter().map(|t| t.paths.len()).collect();
@@ -308,6 +320,12 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             )?;
             env_checked = true;
         }
+        let (model, pruner, prune) = match (&native, &native_pruner) {
+            (Some(m), Some(p)) if co_choices_are_engine_orders(&skel, m) => {
+                (*m, p, opts.prune && !opts.why)
+            }
+            _ => (model, &pruner, prune),
+        };
         let mut cache = model.new_cache();
         cache.prune = prune;
         cache.deadline = deadline;
@@ -320,7 +338,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             forbidden: &mut forbidden,
             values: Values::new(&skel),
             cache,
-            pruner: &pruner,
+            pruner,
             rf: Relation::new(skel.len()),
             base_co: base_coherence(&skel),
             deadline,
@@ -368,6 +386,48 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             return Ok(finish(res, forbidden));
         }
     }
+}
+
+/// Whether the set a [`Model::co_native`] model's original chose `co` from
+/// is, for this choice of thread paths, exactly the set of coherence orders
+/// the engine enumerates: per location, every strict total order of its
+/// writes after its initial write. Each member must contain the engine's
+/// init-first edges, order every pair of same-location writes one way,
+/// be acyclic and have no other edge; the members are distinct (a set), so
+/// as many of them as the engine has orders means the same set.
+fn co_choices_are_engine_orders(skel: &Skeleton, native: &Model) -> bool {
+    let n = skel.len();
+    let (rf, co, bar) = (Relation::new(n), Relation::new(n), Relation::new(n));
+    let env = CandidateEnv::new(skel, &rf, &co, &bar);
+    let Some(choices) = native.co_choices(&env) else {
+        return false;
+    };
+    let mut orders: u128 = 1;
+    let mut pairs = 0;
+    for ws in &skel.writes_by_loc {
+        for k in 2..=ws.len() as u128 {
+            orders = orders.saturating_mul(k);
+        }
+        pairs += ws.len() * ws.len().saturating_sub(1) / 2;
+    }
+    if choices.len() as u128 != orders {
+        return false;
+    }
+    let base = base_coherence(skel);
+    let edges = base.count() + pairs;
+    choices.iter().all(|r| {
+        r.universe() == n
+            && r.count() == edges
+            && base.is_subset(r)
+            && skel.writes_by_loc.iter().all(|ws| {
+                ws.iter().enumerate().all(|(i, &a)| {
+                    ws[i + 1..]
+                        .iter()
+                        .all(|&b| r.contains(a, b) != r.contains(b, a))
+                })
+            })
+            && r.is_acyclic()
+    })
 }
 
 /// Advances `idx` to the next element of the product of `0..len(k)` for
@@ -1078,13 +1138,18 @@ impl RfSearch<'_, '_> {
         let skel = self.skel;
         let empty = crate::rel::Relation::new(skel.len());
         let env = CandidateEnv::new(skel, rf, &empty, bar).lenient(self.opts.lenient);
-        let accepted = self.model.evaluate_all(&env, &mut self.cache)?;
+        let (accepted, rejected) = if self.opts.why {
+            self.model.evaluate_all_explained(&env, &mut self.cache)?
+        } else {
+            (self.model.evaluate_all(&env, &mut self.cache)?, Vec::new())
+        };
         self.res.candidates += accepted.len().max(1) as u64;
         if self.res.candidates > self.opts.max_candidates {
             return Err(over_budget(self.opts.max_candidates));
         }
-        for a in accepted {
-            let co = a.co.unwrap_or_else(|| empty.clone());
+        // The final state a `co` gives, whether it satisfies the condition,
+        // and whether the condition asks about it.
+        let judge_state = |me: &Self, co: &crate::rel::Relation| {
             // Per location, its writes in the order `co` gives them.
             let orders: Vec<Vec<usize>> = skel
                 .writes_by_loc
@@ -1096,15 +1161,36 @@ impl RfSearch<'_, '_> {
                 })
                 .collect();
             let chosen: Vec<&Vec<usize>> = orders.iter().collect();
-            let state = self.final_state(regs, &chosen, vals);
+            let state = me.final_state(regs, &chosen, vals);
             let sat = eval_prop(
-                &self.skel.test.condition.prop,
-                &state_lookup(self.observed, &state),
+                &me.skel.test.condition.prop,
+                &state_lookup(me.observed, &state),
             );
-            let interesting = match self.skel.test.condition.quantifier {
+            let interesting = match me.skel.test.condition.quantifier {
                 Quantifier::Forall => !sat,
                 _ => sat,
             };
+            (state, sat, interesting)
+        };
+        // --why: each rejected choice explains its outcome (the first one
+        // reaching it), unless some execution turns out to allow it.
+        for (co, failure) in rejected {
+            let (state, _, interesting) = judge_state(self, &co);
+            if interesting && !self.forbidden.contains_key(&state) {
+                let execution = view::view(skel, rf, &co, vals, state.clone());
+                self.forbidden.insert(
+                    state.clone(),
+                    Forbidden {
+                        state,
+                        failure,
+                        execution,
+                    },
+                );
+            }
+        }
+        for a in accepted {
+            let co = a.co.unwrap_or_else(|| empty.clone());
+            let (state, sat, interesting) = judge_state(self, &co);
             *self.res.states.entry(state.clone()).or_insert(0) += 1;
             self.res.count_allowed(sat, 1);
             self.res.flags.extend(a.flags.iter().cloned());

@@ -111,6 +111,15 @@ pub fn base_coherence(skel: &Skeleton) -> Relation {
 /// prunes and why.
 pub fn report(model: &Model) -> String {
     let mut out = String::new();
+    let native = model.co_native();
+    if native.is_some() {
+        out.push_str(
+            "the model builds co with 'with co from'; where that set is the engine's own \
+             coherence orders (checked per choice of thread paths), it runs over the \
+             engine's co, as analysed here\n",
+        );
+    }
+    let model = native.unwrap_or(model);
     let mut section = |title: &str, plan: &PrunePlan| {
         out.push_str(&format!(
             "{title}: {} of {} checks prune\n",

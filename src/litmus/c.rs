@@ -35,7 +35,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::common::{self, Cursor, Dialect, LocTable, Nesting, TailThread, ThreadCtx, TokenParser};
 use super::lexer::{Lexer, Tok, Token};
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, HerdForm};
 use crate::ir::{
     Address, Arch, BarrierKind, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, Pos, Reg, RmwOp,
     ScopeLevel, Test, Thread, Value,
@@ -433,7 +433,11 @@ impl<'a> Parser<'a> {
                         .err(*wpos, format!("a '{w}' location needs the S128 variant"))
                         .expected(
                             "'Variant=S128' in the test header (herd rejects the test otherwise)",
-                        ));
+                        )
+                        // herd7's words for this rejection, as its outputs show them.
+                        .herd(HerdForm::Message(
+                            "mask 32 bit value 0x0 value with s128 mask".into(),
+                        )));
                 }
                 is_atomic |= w.starts_with("atomic_") || w == "_Atomic";
                 is_local |= matches!(w.as_str(), "local" | "__local");
@@ -721,7 +725,8 @@ impl<'a> Parser<'a> {
                 Tok::Ident(w) => {
                     return Err(self
                         .err(t.pos, format!("unknown type '{w}'"))
-                        .expected("a parameter type like int* or atomic_int*"));
+                        .expected("a parameter type like int* or atomic_int*")
+                        .herd(HerdForm::Unexpected { token: w.clone() }));
                 }
                 _ => return Err(self.unexpected(&t, "a parameter like 'atomic_int* x'")),
             }
