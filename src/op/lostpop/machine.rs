@@ -1,6 +1,7 @@
 //! The LOST-POP machine behind the [`Machine`] trait.
 
 use super::order::{makes_pred, order};
+use super::reduce::{Future, live_pair};
 use super::types::*;
 use crate::diag::Diagnostic;
 use crate::exec::{observed_terms, term_name, value_text};
@@ -27,6 +28,10 @@ pub struct LostPop<'t> {
     observed: Vec<Term>,
     all: u64,
     unroll: u16,
+    /// What each thread may still access (for the catch-up reduction).
+    future: Future,
+    /// Use the catch-up reduction (on by default; off for checking it).
+    catch_up: bool,
 }
 
 fn bit(t: u32) -> u64 {
@@ -213,7 +218,16 @@ impl<'t> LostPop<'t> {
             observed,
             all: if n >= 64 { u64::MAX } else { (1u64 << n) - 1 },
             unroll: unroll.min(u16::MAX as usize) as u16,
+            future: Future::new(test),
+            catch_up: true,
         })
+    }
+
+    /// Turns the catch-up reduction off (`--model lostpop-unreduced`), so
+    /// the reduced exploration can be compared with the plain one.
+    pub fn without_catch_up(mut self) -> Self {
+        self.catch_up = false;
+        self
     }
 
     /// The test this machine runs.
@@ -615,6 +629,77 @@ impl<'t> LostPop<'t> {
         }
     }
 
+    /// The catch-up macro (docs/operational.md, "Reduction", rule 4):
+    /// thread `to` has no active request on `loc` and no thread may accept
+    /// one any more; propagates to `to` every active request on `loc` that
+    /// can get there now (in an order that respects the blocking rule: such
+    /// propagations add no edge, so they only unblock one another), provided
+    /// no request left behind could still be satisfied with or by one moved
+    /// (the satisfy rule compares propagation sets). Returns the requests
+    /// moved, or `None` (with `s` partly changed) when nothing moves or the
+    /// conditions fail.
+    fn catch_up_run(&self, s: &mut LpState, loc: u32, to: u32) -> Option<Vec<Rid>> {
+        let tb = bit(to);
+        let on = |q: &Req| q.is_mem() && q.loc == loc;
+        if s.reqs.iter().any(|q| on(q) && q.thread() == to)
+            || (0..self.threads.len()).any(|v| self.future.may_access(s, v, loc))
+        {
+            return None;
+        }
+        let mut moved = Vec::new();
+        loop {
+            let next = s
+                .reqs
+                .iter()
+                .find(|q| on(q) && q.prop & tb == 0 && self.can_propagate(s, q, to));
+            let Some(q) = next.map(|q| q.id) else { break };
+            self.propagate(s, q, to);
+            moved.push(q);
+        }
+        if moved.is_empty() {
+            return None;
+        }
+        let left: Vec<&Req> = s
+            .reqs
+            .iter()
+            .filter(|q| on(q) && q.prop & tb == 0)
+            .collect();
+        for a in &left {
+            for b in moved.iter().filter_map(|m| s.req(*m)) {
+                if live_pair(s, a, b) {
+                    return None;
+                }
+            }
+        }
+        Some(moved)
+    }
+
+    /// Adds every possible catch-up macro of `s` to `out`.
+    fn catch_ups(&self, s: &LpState, out: &mut Vec<LpTransition>) {
+        let mut locs: Vec<u32> = s
+            .reqs
+            .iter()
+            .filter(|q| q.is_mem() && q.prop != self.all)
+            .map(|q| q.loc)
+            .collect();
+        locs.sort_unstable();
+        locs.dedup();
+        for loc in locs {
+            if (0..self.threads.len()).any(|v| self.future.may_access(s, v, loc)) {
+                continue;
+            }
+            for to in 0..self.threads.len() as u32 {
+                let needed = s
+                    .reqs
+                    .iter()
+                    .any(|q| q.is_mem() && q.loc == loc && q.prop & bit(to) == 0);
+                if needed && self.catch_up_run(&mut s.clone(), loc, to).is_some() {
+                    out.push(LpTransition::CatchUp { loc, to });
+                }
+            }
+        }
+    }
+
     fn can_satisfy(&self, s: &LpState, r: &Req, w: &Req) -> bool {
         w.writes()
             && w.id != r.id
@@ -725,7 +810,11 @@ impl Machine for LostPop<'_> {
     type Transition = LpTransition;
 
     fn name(&self) -> &str {
-        "lostpop"
+        if self.catch_up {
+            "lostpop"
+        } else {
+            "lostpop-unreduced"
+        }
     }
 
     fn initial(&self) -> LpState {
@@ -813,6 +902,9 @@ impl Machine for LostPop<'_> {
                 }
             }
         }
+        if self.catch_up {
+            self.catch_ups(s, &mut out);
+        }
         for r in s.reqs.iter().filter(|r| r.reads()) {
             for w in &s.reqs {
                 if self.can_satisfy(s, r, w) {
@@ -832,6 +924,14 @@ impl Machine for LostPop<'_> {
             LpTransition::Accept { thread } => self.accept(&mut n, thread as usize)?,
             LpTransition::Propagate { req, to } => self.propagate(&mut n, req, to),
             LpTransition::Satisfy { read, write } => self.satisfy(&mut n, read, write)?,
+            LpTransition::CatchUp { loc, to } => {
+                if self.catch_up_run(&mut n, loc, to).is_none() {
+                    return Err(MachineError(format!(
+                        "catch-up of {} to P{to} is not possible here",
+                        self.test.locations[loc as usize].name
+                    )));
+                }
+            }
         }
         Ok(n)
     }
@@ -866,18 +966,39 @@ impl Machine for LostPop<'_> {
             .collect()
     }
 
-    /// Accepting a request is a persistent singleton (docs/operational.md,
-    /// "Reduction"): it commutes with every other transition (it adds edges
-    /// into the new request only, and those edges are the same whether an
-    /// incoming propagation or satisfaction happens before or after it),
-    /// nothing disables it, and it disables nothing. The state graph is
-    /// acyclic (every transition grows accepted requests, propagation bits
-    /// or satisfied reads), so no cycle proviso is needed. So when a thread
-    /// can accept, only the first such accept is explored.
-    fn reduce(&self, _s: &LpState, enabled: &[LpTransition]) -> Option<Vec<usize>> {
-        enabled
+    /// Two persistent singletons (docs/operational.md, "Reduction"):
+    /// accepting a request (it commutes with every other transition, it
+    /// adds edges into the new request only, nothing disables it and it
+    /// disables nothing) and a *catch-up propagation* (`reduce.rs`: a
+    /// propagation whose bit only the satisfy rule reads, every partner
+    /// being already there). The state graph is acyclic (every transition
+    /// grows accepted requests, propagation bits or satisfied reads), so no
+    /// cycle proviso is needed. So when one exists, only the first such
+    /// transition is explored.
+    fn reduce(&self, s: &LpState, enabled: &[LpTransition]) -> Option<Vec<usize>> {
+        if let Some(i) = enabled
             .iter()
             .position(|t| matches!(t, LpTransition::Accept { .. }))
+        {
+            return Some(vec![i]);
+        }
+        if !self.catch_up {
+            return None;
+        }
+        if let Some(i) = enabled
+            .iter()
+            .position(|t| matches!(t, LpTransition::CatchUp { .. }))
+        {
+            return Some(vec![i]);
+        }
+        enabled
+            .iter()
+            .position(|t| match *t {
+                LpTransition::Propagate { req, to } => {
+                    s.req(req).is_some_and(|q| self.future.catch_up(s, q, to))
+                }
+                _ => false,
+            })
             .map(|i| vec![i])
     }
 
@@ -920,6 +1041,19 @@ impl Machine for LostPop<'_> {
                 self.describe(s, read),
                 self.describe(s, write)
             ),
+            LpTransition::CatchUp { loc, to } => {
+                let mut n = s.clone();
+                let moved = self.catch_up_run(&mut n, loc, to).unwrap_or_default();
+                format!(
+                    "catch up {} at P{to} (which never accesses it): propagate {}",
+                    self.test.locations[loc as usize].name,
+                    moved
+                        .iter()
+                        .map(|q| self.describe(s, *q))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
         }
     }
 
