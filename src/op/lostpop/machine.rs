@@ -578,24 +578,37 @@ impl<'t> LostPop<'t> {
 
     /// Whether request `r` may propagate to thread `to` (A.2.2 (2)).
     fn can_propagate(&self, s: &LpState, r: &Req, to: u32) -> bool {
+        self.propagation_targets(s, r) & bit(to) != 0
+    }
+
+    /// The threads request `r` may propagate to now (A.2.2 (2)), as a
+    /// mask: empty when a blocker of its own thread (or a predecessor) has
+    /// not reached its edge's scope, else the threads every other-thread
+    /// blocker has reached. One pass over the edges into `r`.
+    fn propagation_targets(&self, s: &LpState, r: &Req) -> u64 {
         let rt = r.thread();
-        s.edges.iter().filter(|e| e.1 == r.id).all(|&(a, _, sc)| {
+        let mut mask = self.all;
+        for &(a, _, sc) in s.edges.iter().filter(|e| e.1 == r.id) {
             let Some(aq) = s.req(a) else {
-                return true;
+                continue;
             };
             if aq.thread() == rt || aq.pred & bit(rt) != 0 {
-                if r.arch == LpArch::Ptx && r.sem.rel() {
+                let ok = if r.arch == LpArch::Ptx && r.sem.rel() {
                     // A.5.2, blocking rule (5): a release waits until every
                     // request order-constraints-preceding its blocker has
                     // reached the scope too (cumulativity through chains).
                     self.reached_all_before(s, a, sc)
                 } else {
                     self.reached(s, a, sc, 0)
+                };
+                if !ok {
+                    return 0;
                 }
             } else {
-                aq.prop & bit(to) != 0
+                mask &= aq.prop;
             }
-        })
+        }
+        mask
     }
 
     fn propagate(&self, s: &mut LpState, r: Rid, to: u32) {
@@ -689,10 +702,9 @@ impl<'t> LostPop<'t> {
                 continue;
             }
             for to in 0..self.threads.len() as u32 {
-                let needed = s
-                    .reqs
-                    .iter()
-                    .any(|q| q.is_mem() && q.loc == loc && q.prop & bit(to) == 0);
+                let on = |q: &&Req| q.is_mem() && q.loc == loc;
+                let needed = s.reqs.iter().filter(on).any(|q| q.prop & bit(to) == 0)
+                    && !s.reqs.iter().filter(on).any(|q| q.thread() == to);
                 if needed && self.catch_up_run(&mut s.clone(), loc, to).is_some() {
                     out.push(LpTransition::CatchUp { loc, to });
                 }
@@ -896,8 +908,12 @@ impl Machine for LostPop<'_> {
             if !r.is_mem() || r.thread() == INIT_THREAD || r.prop == self.all {
                 continue;
             }
+            let targets = self.propagation_targets(s, r) & !r.prop;
+            if targets == 0 {
+                continue;
+            }
             for to in 0..self.threads.len() as u32 {
-                if r.prop & bit(to) == 0 && self.can_propagate(s, r, to) {
+                if targets & bit(to) != 0 {
                     out.push(LpTransition::Propagate { req: r.id, to });
                 }
             }
