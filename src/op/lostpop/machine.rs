@@ -1023,15 +1023,35 @@ impl Machine for LostPop<'_> {
     /// 128-bit fingerprint of it (hash compaction: two independent 64-bit
     /// SipHashes), which keeps the visited set at 16 bytes a state. Two
     /// distinct states collide with probability about n²/2¹²⁹ for n
-    /// states, below 10⁻²⁴ at ten million states.
+    /// states, below 10⁻²⁴ at ten million states. The state's `Hash`
+    /// stream is first written into one buffer (its many small writes are
+    /// then byte copies), and each SipHash runs once over the buffer.
     fn canonical(&self, s: &LpState) -> u128 {
         use std::hash::{Hash, Hasher};
-        let mut a = std::collections::hash_map::DefaultHasher::new();
-        let mut b = std::collections::hash_map::DefaultHasher::new();
-        0x9e37_79b9_7f4a_7c15u64.hash(&mut b);
-        s.hash(&mut a);
-        s.hash(&mut b);
-        ((a.finish() as u128) << 64) | b.finish() as u128
+        /// Collects the bytes a `Hash` implementation feeds a hasher.
+        struct Bytes<'b>(&'b mut Vec<u8>);
+        impl Hasher for Bytes<'_> {
+            fn write(&mut self, bytes: &[u8]) {
+                self.0.extend_from_slice(bytes);
+            }
+            fn finish(&self) -> u64 {
+                0
+            }
+        }
+        thread_local! {
+            static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        BUF.with(|buf| {
+            let mut buf = buf.borrow_mut();
+            buf.clear();
+            s.hash(&mut Bytes(&mut buf));
+            let mut a = std::collections::hash_map::DefaultHasher::new();
+            let mut b = std::collections::hash_map::DefaultHasher::new();
+            b.write_u64(0x9e37_79b9_7f4a_7c15);
+            a.write(&buf);
+            b.write(&buf);
+            ((a.finish() as u128) << 64) | b.finish() as u128
+        })
     }
 
     fn label(&self, s: &LpState, tr: &LpTransition) -> String {
