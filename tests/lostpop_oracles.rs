@@ -171,7 +171,7 @@ fn compare_reports_relations() {
 /// The catch-up reduction (docs/operational.md, "Reduction", rules 4 and
 /// 5) keeps every outcome: `lostpop` and `lostpop-unreduced` allow the
 /// same states on every X86 oracle and project test both finish within
-/// the budget, and the reduction explores fewer states in total.
+/// the budget (tests/lostpop.rs checks the states it saves on IRIW).
 #[test]
 fn catch_up_reduction_keeps_every_outcome() {
     let m = root().join("tests/models");

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct StepArgs {
-    /// Operational model: `lostpop` (default) or `rsp-cache`/`rsp-cache-nolock`.
+    /// Operational model: `lostpop` (default), `lostpop-unreduced` or `rsp-cache`/`rsp-cache-nolock`.
     #[arg(long, default_value = "lostpop")]
     pub model: String,
     /// Start by replaying these transition numbers (comma-separated).
@@ -37,7 +37,9 @@ pub fn step(a: StepArgs) -> ExitCode {
         }
     };
     match a.model.as_str() {
-        "lostpop" => match litmix::op::lostpop::LostPop::new(&test, a.unroll) {
+        "lostpop" | "lostpop-unreduced" => match litmix::op::lostpop::LostPop::new(&test, a.unroll)
+        {
+            Ok(m) if a.model == "lostpop-unreduced" => session(&m.without_catch_up(), &a.replay),
             Ok(m) => session(&m, &a.replay),
             Err(d) => {
                 eprintln!("{}", d.render());
@@ -62,7 +64,7 @@ pub fn step(a: StepArgs) -> ExitCode {
         }
         other => {
             eprintln!(
-                "litmix step: '{other}' is not an operational model (expected lostpop, rsp-cache or rsp-cache-nolock)"
+                "litmix step: '{other}' is not an operational model (expected lostpop, lostpop-unreduced, rsp-cache or rsp-cache-nolock)"
             );
             ExitCode::from(2)
         }
