@@ -1,15 +1,14 @@
 //! `litmix step`: walk an operational machine by hand in the terminal.
 
 use clap::Args;
-use litmix::op::Machine;
-use litmix::op::step::{Stepper, render};
+use litmix::op::step::{Session, render};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct StepArgs {
-    /// Operational model: `lostpop` (default), `lostpop-unreduced` or `rsp-cache`/`rsp-cache-nolock`.
+    /// Operational model: `lostpop` (default) or `rsp-cache`/`rsp-cache-nolock`.
     #[arg(long, default_value = "lostpop")]
     pub model: String,
     /// Start by replaying these transition numbers (comma-separated).
@@ -36,43 +35,20 @@ pub fn step(a: StepArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match a.model.as_str() {
-        "lostpop" | "lostpop-unreduced" => match litmix::op::lostpop::LostPop::new(&test, a.unroll)
-        {
-            Ok(m) if a.model == "lostpop-unreduced" => session(&m.without_catch_up(), &a.replay),
-            Ok(m) => session(&m, &a.replay),
-            Err(d) => {
-                eprintln!("{}", d.render());
-                ExitCode::from(1)
-            }
-        },
-        name if litmix::op::rsp_judge::is_model(name) => {
-            let opts = litmix::exec::CheckOptions {
-                unroll: a.unroll,
-                ..Default::default()
-            };
-            match litmix::op::rsp_cache::RspCache::new(
-                &test,
-                litmix::op::rsp_judge::options(name, &opts),
-            ) {
-                Ok(m) => session(&m, &a.replay),
-                Err(e) => {
-                    eprintln!("{}: {e}", a.file.display());
-                    ExitCode::from(1)
-                }
-            }
-        }
-        other => {
-            eprintln!(
-                "litmix step: '{other}' is not an operational model (expected lostpop, lostpop-unreduced, rsp-cache or rsp-cache-nolock)"
-            );
+    match litmix::op::step::open(&test, &a.model, a.unroll) {
+        Ok(mut s) => session(s.as_mut(), &a.replay),
+        Err(e @ litmix::op::step::OpenError::NotOperational(_)) => {
+            eprintln!("litmix step: {e}");
             ExitCode::from(2)
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(1)
         }
     }
 }
 
-fn session<M: Machine>(m: &M, replay: &[usize]) -> ExitCode {
-    let mut s = Stepper::new(m);
+fn session(s: &mut dyn Session, replay: &[usize]) -> ExitCode {
     if let Err(e) = s.replay(replay) {
         eprintln!("litmix step: --replay: {e}");
         return ExitCode::from(1);
@@ -124,7 +100,7 @@ fn session<M: Machine>(m: &M, replay: &[usize]) -> ExitCode {
                 match trace {
                     Ok(t) => match s.replay(&t) {
                         Ok(()) => format!("replayed {} steps", t.len()),
-                        Err(e) => e,
+                        Err(e) => e.to_string(),
                     },
                     Err(_) => "expected: r N,N,...".to_string(),
                 }
