@@ -23,8 +23,12 @@
 //!   thread and so get an observation edge into `q` is already at `t`
 //!   (rule A.2.2 (2b) is then met), and `q`'s thread has no unsatisfied
 //!   read older than `q` (so no write can become a predecessor there and
-//!   be ordered before `q`). Blocking conditions are otherwise monotone:
-//!   propagation bits only grow and satisfied reads only remove edges.
+//!   be ordered before `q`, or before a fence that blocks `q`). A PTX
+//!   release is never taken this way: A.5.2 blocking rule 5 makes it wait
+//!   for everything before its blockers, which new observation edges into
+//!   older requests of its thread can extend. Blocking conditions are
+//!   otherwise monotone: propagation bits only grow and satisfied reads
+//!   only remove edges.
 //!
 //! Then `q -> t` is enabled in every state reachable without it, commutes
 //! with every transition (its only effect, the bit, is read by no effect
@@ -32,7 +36,7 @@
 //! satisfies `q` (or lets `q` satisfy a read) has it: the explorer may take
 //! it alone, as it takes accepts alone.
 
-use super::types::{Kind, LpState, Req, rid_thread};
+use super::types::{Kind, LpArch, LpState, Req, rid_thread};
 use crate::ir::{Address, InstrKind, Test};
 
 /// Which locations each thread may still access, per program counter.
@@ -173,7 +177,10 @@ impl Future {
     /// (U1–U3 of the module doc), to be explored alone. The caller
     /// guarantees that the propagation is enabled.
     pub fn catch_up(&self, s: &LpState, q: &Req, t: u32) -> bool {
-        if q.kind == Kind::Rmw || q.kind == Kind::Fence {
+        // Not for a PTX release: it waits for everything before its
+        // blockers (A.5.2 blocking rule 5), and a new observation edge into
+        // any older request of its thread could block it again.
+        if q.kind == Kind::Rmw || q.kind == Kind::Fence || (q.arch == LpArch::Ptx && q.sem.rel()) {
             return false;
         }
         let is_read = q.kind == Kind::Read;
