@@ -306,3 +306,49 @@ fn max_states_limit_is_reported() {
         FileOutcome::Checked { .. } => panic!("IRIW has more than 50 states"),
     }
 }
+
+const X86_IRIW: &str = "X86 IRIW
+{ x=0; y=0; }
+ P0          | P1         | P2          | P3         ;
+ MOV EAX,[y] | MOV [x],$1 | MOV EAX,[x] | MOV [y],$1 ;
+ MOV EBX,[x] |            | MOV EBX,[y] |            ;
+exists (0:EAX=1 /\\ 0:EBX=0 /\\ 2:EAX=1 /\\ 2:EBX=0)
+";
+
+/// The catch-up reduction (docs/operational.md, rules 4 and 5): x86 IRIW
+/// keeps its 15 states and its verdict with far fewer machine states, and
+/// a catch-up macro step (x to P3, which never touches x, or y to P1)
+/// shows in traces.
+#[test]
+fn catch_up_reduction_cuts_iriw_and_keeps_its_outcomes() {
+    let t = parse("IRIW.litmus", X86_IRIW);
+    let full = check(&t, "lostpop-unreduced");
+    let red = check(&t, "lostpop");
+    assert_eq!(
+        full.states.keys().collect::<Vec<_>>(),
+        red.states.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(red.states.len(), 15);
+    assert!(!red.validated && !full.validated, "x86 IRIW is forbidden");
+    assert!(
+        red.candidates * 4 < full.candidates,
+        "reduced {} vs unreduced {} states",
+        red.candidates,
+        full.candidates
+    );
+    let op = red.operational.as_ref().expect("operational report");
+    assert!(
+        op.traces
+            .iter()
+            .flat_map(|t| &t.steps)
+            .any(|s| s.starts_with("catch up x at P3") || s.starts_with("catch up y at P1")),
+        "no catch-up step in the traces"
+    );
+    let op = full.operational.as_ref().expect("operational report");
+    assert!(
+        !op.traces
+            .iter()
+            .flat_map(|t| &t.steps)
+            .any(|s| s.starts_with("catch up"))
+    );
+}

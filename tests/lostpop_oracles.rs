@@ -167,3 +167,47 @@ fn compare_reports_relations() {
     assert_eq!(c[0].relation, Relation::Subset);
     assert_eq!(c[0].only_b, vec!["1:r1=1; 1:r2=0;".to_string()]);
 }
+
+/// The catch-up reduction (docs/operational.md, "Reduction", rules 4 and
+/// 5) keeps every outcome: `lostpop` and `lostpop-unreduced` allow the
+/// same states on every X86 oracle and project test both finish within
+/// the budget (tests/lostpop.rs checks the states it saves on IRIW).
+#[test]
+fn catch_up_reduction_keeps_every_outcome() {
+    let m = root().join("tests/models");
+    let mut dirs = vec![m.join("ptx6"), m.join("cmm"), m.join("x86tso")];
+    if let Some(d) = oracles() {
+        dirs.push(d.join("X86"));
+    }
+    let opts = CheckOptions {
+        max_states: BUDGET,
+        ..CheckOptions::default()
+    };
+    let cache = ModelCache::default();
+    let results: Vec<_> = files(&dirs)
+        .par_iter()
+        .with_max_len(1)
+        .flat_map_iter(|f| compare_path(f, "lostpop", "lostpop-unreduced", &cache, &opts))
+        .collect();
+    let mut compared = 0;
+    let mut bad = Vec::new();
+    for c in &results {
+        if c.relation == Relation::Error {
+            continue;
+        }
+        compared += 1;
+        if c.relation != Relation::Equal {
+            bad.push(format!(
+                "{}: only reduced {:?} only unreduced {:?}",
+                c.test, c.only_a, c.only_b
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "the reduction changed outcomes:\n{}",
+        bad.join("\n")
+    );
+    assert!(compared >= 100, "only {compared} tests compared");
+    eprintln!("lostpop vs lostpop-unreduced: {compared} tests, all equal");
+}

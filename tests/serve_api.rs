@@ -460,9 +460,15 @@ fn runaway_test_is_cut_off_while_others_are_answered() {
         v["error"].as_str().unwrap().contains("time limit of 1 s"),
         "{v}"
     );
-    // Cut off at the limit, or once a quarter of it has passed and the
-    // engine projects the search past it.
-    assert!(took >= limit / 4, "answered too early: {took:?}");
+    // The engine may also refuse before the limit when it projects the
+    // search past it (issue 14); either way the answer names the limit.
+    assert!(
+        took >= limit
+            || v["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("projected")),
+        "answered before the limit: {took:?} {v}"
+    );
     assert!(took < limit + Duration::from_secs(3), "took {took:?}");
 
     // With one worker busy finishing the cut-off check, a second runaway
@@ -863,7 +869,15 @@ fn operational_models_are_listed_and_run_like_the_cli() {
         .iter()
         .map(|x| x["name"].as_str().unwrap())
         .collect();
-    assert_eq!(ops, ["lostpop", "rsp-cache", "rsp-cache-nolock"]);
+    assert_eq!(
+        ops,
+        [
+            "lostpop",
+            "lostpop-unreduced",
+            "rsp-cache",
+            "rsp-cache-nolock"
+        ]
+    );
     assert_eq!(m["defaults"]["RSP"], "rsp-cache");
     for (model, path) in [("lostpop", R_X86), ("rsp-cache", FIG4_RSP)] {
         let r = post(
@@ -895,11 +909,11 @@ fn operational_runaway_gets_the_time_limit() {
         ..ServeLimits::default()
     });
     let t = Instant::now();
-    // IRIW under LOST-POP: tens of thousands of states, seconds of work.
-    let r = post(
-        &s,
-        &json!({"source": read("tests/models/x86tso/IRIW.litmus"), "model": "lostpop"}),
-    );
+    // A 4-thread SB ring with store forwarding under LOST-POP: hundreds
+    // of thousands of states even with the catch-up reduction (IRIW,
+    // used before, now takes a few thousand).
+    let sb4 = "X86 SB4-rfi\n{ }\n P0 | P1 | P2 | P3 ;\n MOV [x],$1 | MOV [y],$1 | MOV [z],$1 | MOV [a],$1 ;\n MOV EAX,[x] | MOV EAX,[y] | MOV EAX,[z] | MOV EAX,[a] ;\n MOV EBX,[y] | MOV EBX,[z] | MOV EBX,[a] | MOV EBX,[x] ;\nexists (0:EBX=0 /\\ 1:EBX=0 /\\ 2:EBX=0 /\\ 3:EBX=0)\n";
+    let r = post(&s, &json!({"source": sb4, "model": "lostpop"}));
     assert_eq!(r.status, 422, "{}", r.text());
     assert_eq!(r.json().unwrap()["limit"], "time");
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());

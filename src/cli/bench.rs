@@ -108,8 +108,19 @@ pub fn bench(a: BenchArgs) -> ExitCode {
     };
     let n: usize = timings.iter().map(|t| t.3).sum();
     let cands: u64 = timings.iter().map(|t| t.2).sum();
+    let operational = a.model.as_deref().is_some_and(litmix::op::is_operational);
+    let work = if operational {
+        // For a machine the count is of explored states (failed tests,
+        // e.g. past --max-states, count nothing).
+        format!(
+            "{cands} machine states explored ({:.0} states/s)",
+            cands as f64 / wall
+        )
+    } else {
+        format!("{cands} candidate executions")
+    };
     outln!(
-        "{n} tests ({} files) in {wall:.3} s ({:.0} tests/s, {} threads), {cands} candidate executions, {errors} failed",
+        "{n} tests ({} files) in {wall:.3} s ({:.0} tests/s, {} threads), {work}, {errors} failed",
         timings.len(),
         n as f64 / wall,
         rayon::current_num_threads()
@@ -117,7 +128,8 @@ pub fn bench(a: BenchArgs) -> ExitCode {
     timings.sort_by(|a, b| b.1.total_cmp(&a.1));
     outln!("slowest:");
     for (f, t, c, _) in timings.iter().take(a.slowest) {
-        outln!("  {:8.2} ms  {:>9} candidates  {f}", t * 1000.0, c);
+        let unit = if operational { "states" } else { "candidates" };
+        outln!("  {:8.2} ms  {:>9} {unit}  {f}", t * 1000.0, c);
     }
     if errors > 0 {
         ExitCode::from(1)

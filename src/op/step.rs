@@ -154,7 +154,7 @@ impl std::fmt::Display for OpenError {
         match self {
             OpenError::NotOperational(m) => write!(
                 f,
-                "'{m}' is not an operational model (expected lostpop, rsp-cache or rsp-cache-nolock)"
+                "'{m}' is not an operational model (expected lostpop, lostpop-unreduced, rsp-cache or rsp-cache-nolock)"
             ),
             OpenError::Diagnostic(d) => f.write_str(&d.render()),
         }
@@ -168,8 +168,11 @@ pub fn open<'t>(
     model: &str,
     unroll: usize,
 ) -> Result<Box<dyn Session + 't>, OpenError> {
-    if model == "lostpop" {
+    if model == "lostpop" || model == "lostpop-unreduced" {
         let m = super::lostpop::LostPop::new(test, unroll).map_err(OpenError::Diagnostic)?;
+        if model == "lostpop-unreduced" {
+            return Ok(Box::new(Stepper::new(m.without_catch_up())));
+        }
         return Ok(Box::new(Stepper::new(m)));
     }
     if super::rsp_judge::is_model(model) {

@@ -1,6 +1,7 @@
 //! The LOST-POP machine behind the [`Machine`] trait.
 
 use super::order::{makes_pred, order};
+use super::reduce::{Future, live_pair};
 use super::types::*;
 use crate::diag::Diagnostic;
 use crate::exec::{observed_terms, term_name, value_text};
@@ -27,6 +28,10 @@ pub struct LostPop<'t> {
     observed: Vec<Term>,
     all: u64,
     unroll: u16,
+    /// What each thread may still access (for the catch-up reduction).
+    future: Future,
+    /// Use the catch-up reduction (on by default; off for checking it).
+    catch_up: bool,
 }
 
 fn bit(t: u32) -> u64 {
@@ -213,7 +218,16 @@ impl<'t> LostPop<'t> {
             observed,
             all: if n >= 64 { u64::MAX } else { (1u64 << n) - 1 },
             unroll: unroll.min(u16::MAX as usize) as u16,
+            future: Future::new(test),
+            catch_up: true,
         })
+    }
+
+    /// Turns the catch-up reduction off (`--model lostpop-unreduced`), so
+    /// the reduced exploration can be compared with the plain one.
+    pub fn without_catch_up(mut self) -> Self {
+        self.catch_up = false;
+        self
     }
 
     /// The test this machine runs.
@@ -564,24 +578,37 @@ impl<'t> LostPop<'t> {
 
     /// Whether request `r` may propagate to thread `to` (A.2.2 (2)).
     fn can_propagate(&self, s: &LpState, r: &Req, to: u32) -> bool {
+        self.propagation_targets(s, r) & bit(to) != 0
+    }
+
+    /// The threads request `r` may propagate to now (A.2.2 (2)), as a
+    /// mask: empty when a blocker of its own thread (or a predecessor) has
+    /// not reached its edge's scope, else the threads every other-thread
+    /// blocker has reached. One pass over the edges into `r`.
+    fn propagation_targets(&self, s: &LpState, r: &Req) -> u64 {
         let rt = r.thread();
-        s.edges.iter().filter(|e| e.1 == r.id).all(|&(a, _, sc)| {
+        let mut mask = self.all;
+        for &(a, _, sc) in s.edges.iter().filter(|e| e.1 == r.id) {
             let Some(aq) = s.req(a) else {
-                return true;
+                continue;
             };
             if aq.thread() == rt || aq.pred & bit(rt) != 0 {
-                if r.arch == LpArch::Ptx && r.sem.rel() {
+                let ok = if r.arch == LpArch::Ptx && r.sem.rel() {
                     // A.5.2, blocking rule (5): a release waits until every
                     // request order-constraints-preceding its blocker has
                     // reached the scope too (cumulativity through chains).
                     self.reached_all_before(s, a, sc)
                 } else {
                     self.reached(s, a, sc, 0)
+                };
+                if !ok {
+                    return 0;
                 }
             } else {
-                aq.prop & bit(to) != 0
+                mask &= aq.prop;
             }
-        })
+        }
+        mask
     }
 
     fn propagate(&self, s: &mut LpState, r: Rid, to: u32) {
@@ -612,6 +639,76 @@ impl<'t> LostPop<'t> {
         }
         for o in preds {
             self.mark_pred(s, r, o, to as usize);
+        }
+    }
+
+    /// The catch-up macro (docs/operational.md, "Reduction", rule 4):
+    /// thread `to` has no active request on `loc` and no thread may accept
+    /// one any more; propagates to `to` every active request on `loc` that
+    /// can get there now (in an order that respects the blocking rule: such
+    /// propagations add no edge, so they only unblock one another), provided
+    /// no request left behind could still be satisfied with or by one moved
+    /// (the satisfy rule compares propagation sets). Returns the requests
+    /// moved, or `None` (with `s` partly changed) when nothing moves or the
+    /// conditions fail.
+    fn catch_up_run(&self, s: &mut LpState, loc: u32, to: u32) -> Option<Vec<Rid>> {
+        let tb = bit(to);
+        let on = |q: &Req| q.is_mem() && q.loc == loc;
+        if s.reqs.iter().any(|q| on(q) && q.thread() == to)
+            || (0..self.threads.len()).any(|v| self.future.may_access(s, v, loc))
+        {
+            return None;
+        }
+        let mut moved = Vec::new();
+        loop {
+            let next = s
+                .reqs
+                .iter()
+                .find(|q| on(q) && q.prop & tb == 0 && self.can_propagate(s, q, to));
+            let Some(q) = next.map(|q| q.id) else { break };
+            self.propagate(s, q, to);
+            moved.push(q);
+        }
+        if moved.is_empty() {
+            return None;
+        }
+        let left: Vec<&Req> = s
+            .reqs
+            .iter()
+            .filter(|q| on(q) && q.prop & tb == 0)
+            .collect();
+        for a in &left {
+            for b in moved.iter().filter_map(|m| s.req(*m)) {
+                if live_pair(s, a, b) {
+                    return None;
+                }
+            }
+        }
+        Some(moved)
+    }
+
+    /// Adds every possible catch-up macro of `s` to `out`.
+    fn catch_ups(&self, s: &LpState, out: &mut Vec<LpTransition>) {
+        let mut locs: Vec<u32> = s
+            .reqs
+            .iter()
+            .filter(|q| q.is_mem() && q.prop != self.all)
+            .map(|q| q.loc)
+            .collect();
+        locs.sort_unstable();
+        locs.dedup();
+        for loc in locs {
+            if (0..self.threads.len()).any(|v| self.future.may_access(s, v, loc)) {
+                continue;
+            }
+            for to in 0..self.threads.len() as u32 {
+                let on = |q: &&Req| q.is_mem() && q.loc == loc;
+                let needed = s.reqs.iter().filter(on).any(|q| q.prop & bit(to) == 0)
+                    && !s.reqs.iter().filter(on).any(|q| q.thread() == to);
+                if needed && self.catch_up_run(&mut s.clone(), loc, to).is_some() {
+                    out.push(LpTransition::CatchUp { loc, to });
+                }
+            }
         }
     }
 
@@ -725,7 +822,11 @@ impl Machine for LostPop<'_> {
     type Transition = LpTransition;
 
     fn name(&self) -> &str {
-        "lostpop"
+        if self.catch_up {
+            "lostpop"
+        } else {
+            "lostpop-unreduced"
+        }
     }
 
     fn initial(&self) -> LpState {
@@ -807,11 +908,18 @@ impl Machine for LostPop<'_> {
             if !r.is_mem() || r.thread() == INIT_THREAD || r.prop == self.all {
                 continue;
             }
+            let targets = self.propagation_targets(s, r) & !r.prop;
+            if targets == 0 {
+                continue;
+            }
             for to in 0..self.threads.len() as u32 {
-                if r.prop & bit(to) == 0 && self.can_propagate(s, r, to) {
+                if targets & bit(to) != 0 {
                     out.push(LpTransition::Propagate { req: r.id, to });
                 }
             }
+        }
+        if self.catch_up {
+            self.catch_ups(s, &mut out);
         }
         for r in s.reqs.iter().filter(|r| r.reads()) {
             for w in &s.reqs {
@@ -832,6 +940,14 @@ impl Machine for LostPop<'_> {
             LpTransition::Accept { thread } => self.accept(&mut n, thread as usize)?,
             LpTransition::Propagate { req, to } => self.propagate(&mut n, req, to),
             LpTransition::Satisfy { read, write } => self.satisfy(&mut n, read, write)?,
+            LpTransition::CatchUp { loc, to } => {
+                if self.catch_up_run(&mut n, loc, to).is_none() {
+                    return Err(MachineError(format!(
+                        "catch-up of {} to P{to} is not possible here",
+                        self.test.locations[loc as usize].name
+                    )));
+                }
+            }
         }
         Ok(n)
     }
@@ -866,18 +982,39 @@ impl Machine for LostPop<'_> {
             .collect()
     }
 
-    /// Accepting a request is a persistent singleton (docs/operational.md,
-    /// "Reduction"): it commutes with every other transition (it adds edges
-    /// into the new request only, and those edges are the same whether an
-    /// incoming propagation or satisfaction happens before or after it),
-    /// nothing disables it, and it disables nothing. The state graph is
-    /// acyclic (every transition grows accepted requests, propagation bits
-    /// or satisfied reads), so no cycle proviso is needed. So when a thread
-    /// can accept, only the first such accept is explored.
-    fn reduce(&self, _s: &LpState, enabled: &[LpTransition]) -> Option<Vec<usize>> {
-        enabled
+    /// Two persistent singletons (docs/operational.md, "Reduction"):
+    /// accepting a request (it commutes with every other transition, it
+    /// adds edges into the new request only, nothing disables it and it
+    /// disables nothing) and a *catch-up propagation* (`reduce.rs`: a
+    /// propagation whose bit only the satisfy rule reads, every partner
+    /// being already there). The state graph is acyclic (every transition
+    /// grows accepted requests, propagation bits or satisfied reads), so no
+    /// cycle proviso is needed. So when one exists, only the first such
+    /// transition is explored.
+    fn reduce(&self, s: &LpState, enabled: &[LpTransition]) -> Option<Vec<usize>> {
+        if let Some(i) = enabled
             .iter()
             .position(|t| matches!(t, LpTransition::Accept { .. }))
+        {
+            return Some(vec![i]);
+        }
+        if !self.catch_up {
+            return None;
+        }
+        if let Some(i) = enabled
+            .iter()
+            .position(|t| matches!(t, LpTransition::CatchUp { .. }))
+        {
+            return Some(vec![i]);
+        }
+        enabled
+            .iter()
+            .position(|t| match *t {
+                LpTransition::Propagate { req, to } => {
+                    s.req(req).is_some_and(|q| self.future.catch_up(s, q, to))
+                }
+                _ => false,
+            })
             .map(|i| vec![i])
     }
 
@@ -886,15 +1023,35 @@ impl Machine for LostPop<'_> {
     /// 128-bit fingerprint of it (hash compaction: two independent 64-bit
     /// SipHashes), which keeps the visited set at 16 bytes a state. Two
     /// distinct states collide with probability about n²/2¹²⁹ for n
-    /// states, below 10⁻²⁴ at ten million states.
+    /// states, below 10⁻²⁴ at ten million states. The state's `Hash`
+    /// stream is first written into one buffer (its many small writes are
+    /// then byte copies), and each SipHash runs once over the buffer.
     fn canonical(&self, s: &LpState) -> u128 {
         use std::hash::{Hash, Hasher};
-        let mut a = std::collections::hash_map::DefaultHasher::new();
-        let mut b = std::collections::hash_map::DefaultHasher::new();
-        0x9e37_79b9_7f4a_7c15u64.hash(&mut b);
-        s.hash(&mut a);
-        s.hash(&mut b);
-        ((a.finish() as u128) << 64) | b.finish() as u128
+        /// Collects the bytes a `Hash` implementation feeds a hasher.
+        struct Bytes<'b>(&'b mut Vec<u8>);
+        impl Hasher for Bytes<'_> {
+            fn write(&mut self, bytes: &[u8]) {
+                self.0.extend_from_slice(bytes);
+            }
+            fn finish(&self) -> u64 {
+                0
+            }
+        }
+        thread_local! {
+            static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        BUF.with(|buf| {
+            let mut buf = buf.borrow_mut();
+            buf.clear();
+            s.hash(&mut Bytes(&mut buf));
+            let mut a = std::collections::hash_map::DefaultHasher::new();
+            let mut b = std::collections::hash_map::DefaultHasher::new();
+            b.write_u64(0x9e37_79b9_7f4a_7c15);
+            a.write(&buf);
+            b.write(&buf);
+            ((a.finish() as u128) << 64) | b.finish() as u128
+        })
     }
 
     fn label(&self, s: &LpState, tr: &LpTransition) -> String {
@@ -920,6 +1077,19 @@ impl Machine for LostPop<'_> {
                 self.describe(s, read),
                 self.describe(s, write)
             ),
+            LpTransition::CatchUp { loc, to } => {
+                let mut n = s.clone();
+                let moved = self.catch_up_run(&mut n, loc, to).unwrap_or_default();
+                format!(
+                    "catch up {} at P{to} (which never accesses it): propagate {}",
+                    self.test.locations[loc as usize].name,
+                    moved
+                        .iter()
+                        .map(|q| self.describe(s, *q))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
         }
     }
 

@@ -34,6 +34,7 @@
 
 mod machine;
 mod order;
+mod reduce;
 mod types;
 
 pub use machine::LostPop;

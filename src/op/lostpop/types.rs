@@ -233,4 +233,8 @@ pub enum LpTransition {
     Propagate { req: Rid, to: u32 },
     /// Read (or RMW) `read` is satisfied by write `write`.
     Satisfy { read: Rid, write: Rid },
+    /// Every active request on location `loc` propagates to thread `to`,
+    /// which never accesses `loc` (a macro of `Propagate` steps; the
+    /// catch-up reduction, docs/operational.md).
+    CatchUp { loc: u32, to: u32 },
 }
