@@ -352,3 +352,103 @@ fn catch_up_reduction_cuts_iriw_and_keeps_its_outcomes() {
             .any(|s| s.starts_with("catch up"))
     );
 }
+
+/// PTX IRIW with `fence.sc` in both readers (P1, P2 in CTA 0; the writers
+/// in CTAs 1 and 2) at the scopes `f1`, `f2` and, with `x86`, the writers
+/// on the CPU.
+fn iriw_sc_fences(f1: &str, f2: &str, x86: bool) -> String {
+    let (arch, p0, w0, p3, w3) = if x86 {
+        ("X86+PTX", "P0@cpu", "MOV [x],1", "P3@cpu", "MOV [y],1")
+    } else {
+        (
+            "PTX",
+            "P0@cta 1,gpu 0",
+            "st.relaxed.sys x, 1",
+            "P3@cta 2,gpu 0",
+            "st.relaxed.sys y, 1",
+        )
+    };
+    format!(
+        "{arch} IRIW-fence.sc.{f1}+{f2}
+{{ x=0; y=0; }}
+ {p0:19} | P1@cta 0,gpu 0       | P2@cta 0,gpu 0       | {p3:19} ;
+ {w0:19} | ld.relaxed.sys r1, x | ld.relaxed.sys r3, y | {w3:19} ;
+ {e:19} | fence.sc.{f1:11} | fence.sc.{f2:11} | {e:19} ;
+ {e:19} | ld.weak r2, y        | ld.weak r4, x        | {e:19} ;
+exists (1:r1 == 1 /\\ 1:r2 == 0 /\\ 2:r3 == 1 /\\ 2:r4 == 0)
+",
+        e = ""
+    )
+}
+
+/// SB with `fence.sc` at the scopes `f0`, `f1`; P0 in CTA `c0`, P1 in CTA 1.
+fn sb_sc_fences(f0: &str, f1: &str, c0: u32) -> String {
+    format!(
+        "PTX SB-fence.sc.{f0}+{f1}
+{{ x=0; y=0; }}
+ P0@cta {c0},gpu 0       | P1@cta 1,gpu 0       ;
+ st.relaxed.sys x, 1  | st.relaxed.sys y, 1  ;
+ fence.sc.{f0:11} | fence.sc.{f1:11} ;
+ ld.relaxed.sys r0, y | ld.relaxed.sys r1, x ;
+exists (0:r0 == 0 /\\ 1:r1 == 0)
+"
+    )
+}
+
+/// Seed 000 Fig. 3a and its scope variants (issue 9, round 3; derivations
+/// in docs/known-differences.md, "Weaker case 2"). LOST-POP fences stall
+/// only their own thread (§4.3) and a predecessor `w` is ordered before a
+/// fence only when the scopes match (A.5.2: `{w.thread, t} ⊆ w ∧ F`, and
+/// `w ∧ F = F.scope` for a fence): a CTA-scoped fence.sc does not wait for
+/// a write from outside its CTA, so IRIW with a .cta fence in one reader is
+/// allowed whatever the other reader's fence. PTX and CMM order the two
+/// morally strong fences by `sc` and forbid it: LOST-POP is *weaker* there.
+#[test]
+fn scoped_sc_fences_iriw_and_sb() {
+    let verdict = |src: &str, model: &str| check(&parse("t.litmus", src), model).validated;
+    // (reader fences, x86 writers?, LOST-POP allows, ptx6/cmm allow)
+    let iriw = [
+        ("sys", "sys", false, false, false),
+        ("gpu", "gpu", false, false, false),
+        ("sys", "cta", false, true, false),
+        ("cta", "sys", false, true, false),
+        ("cta", "cta", false, true, false),
+        // Fig. 3a itself and the CPU-writer variants (against cmm).
+        ("sys", "cta", true, true, false),
+        ("cta", "sys", true, true, false),
+        ("gpu", "gpu", true, true, false),
+        ("sys", "sys", true, false, false),
+    ];
+    for (f1, f2, x86, lp, ax) in iriw {
+        let src = iriw_sc_fences(f1, f2, x86);
+        let t = parse("t.litmus", &src);
+        let r = check(&t, "lostpop");
+        assert_eq!(r.validated, lp, "{}: lostpop", t.name);
+        let model = if x86 { "cmm" } else { "ptx6" };
+        assert_eq!(check(&t, model).validated, ax, "{}: {model}", t.name);
+        if lp {
+            // The witness: P2's weak read of x is satisfied from the
+            // initial write, P2's read of y from the late y=1.
+            let tr = witness(&r);
+            step(&tr, &["satisfy P2#2", "from init x=0"]);
+            step(&tr, &["satisfy P2#0", "from P3#0"]);
+        }
+    }
+    // SB: the writes are the fences' own, so a .cta fence suffices inside
+    // one CTA and the order of the threads does not matter; across CTAs a
+    // .cta fence orders nothing for the other thread (both models allow).
+    let sb = [
+        ("sys", "sys", 0, false),
+        ("gpu", "gpu", 0, false),
+        ("cta", "sys", 1, false),
+        ("sys", "cta", 1, false),
+        ("cta", "cta", 1, false),
+        ("cta", "sys", 0, true),
+        ("sys", "cta", 0, true),
+    ];
+    for (f0, f1, c0, allowed) in sb {
+        let src = sb_sc_fences(f0, f1, c0);
+        assert_eq!(verdict(&src, "lostpop"), allowed, "lostpop: {src}");
+        assert_eq!(verdict(&src, "ptx6"), allowed, "ptx6: {src}");
+    }
+}
