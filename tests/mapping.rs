@@ -112,6 +112,7 @@ fn options(bound: usize, orders: &[&str]) -> verify::Options {
         max_locations: Some(2),
         count_only: false,
         orders: orders.iter().map(|s| s.to_string()).collect(),
+        no_reduce: false,
     }
 }
 

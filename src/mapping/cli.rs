@@ -242,7 +242,7 @@ pub struct VerifyMappingArgs {
     #[arg(long)]
     pub mapping: String,
     /// Check every source program of up to this many events (a load, store
-    /// or fence is one event, an RMW two).
+    /// or fence is one event, and so is an RMW).
     #[arg(long)]
     pub bound: usize,
     /// Progress lines and, last, one summary line, as JSON.
@@ -273,6 +273,10 @@ pub struct VerifyMappingArgs {
     /// Only count the programs of the space (by events), check nothing.
     #[arg(long)]
     pub count: bool,
+    /// Turn off the reductions (docs/mappings.md, "Reductions"): the plain
+    /// canonical enumeration, to cross-check them.
+    #[arg(long)]
+    pub no_reduce: bool,
     #[command(flatten)]
     pub limits: MappingLimits,
 }
@@ -317,6 +321,7 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
         max_locations: a.max_locations,
         count_only: a.count,
         orders: a.orders.clone(),
+        no_reduce: a.no_reduce,
     };
     if let Some(bad) = a
         .orders

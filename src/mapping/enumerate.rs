@@ -124,6 +124,40 @@ pub struct Space {
     /// The operations the mapping compiles, as (kind, order, scope,
     /// remote); `None` = every operation. Programs stay inside it.
     pub fragment: Option<Vec<(OpKind, u8, u8, bool)>>,
+    /// Reductions beyond canonical forms (docs/mappings.md, "Reductions").
+    pub reduce: Reduce,
+}
+
+/// Reductions that skip programs which cannot be counterexamples
+/// (docs/mappings.md, "Reductions", argues each one). All off means the
+/// plain canonical enumeration (`--no-reduce`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reduce {
+    /// Skip programs where two threads access a non-atomic location and one
+    /// of them writes it: such a program has a data race in every source
+    /// model this is enabled for (`sc11`, `rc11`), so it proves nothing.
+    pub data_races: bool,
+    /// Skip programs where two threads access an atomic location, one of
+    /// them writes it, and the two scopes do not include each other's
+    /// thread: a heterogeneous race (`sc11`).
+    pub heterogeneous_races: bool,
+    /// Skip programs where a thread starts or ends with a fence: such a
+    /// fence orders nothing in the source (`sc11`, `rc11`), and removing
+    /// the fence instructions it compiles to only adds target behaviours
+    /// (`ptx6`, `cmm`, `x86tso`), so the smaller program is a
+    /// counterexample whenever this one is.
+    pub edge_fences: bool,
+}
+
+impl Reduce {
+    /// Every reduction on.
+    pub fn all() -> Reduce {
+        Reduce {
+            data_races: true,
+            heterogeneous_races: true,
+            edge_fences: true,
+        }
+    }
 }
 
 impl Program {
@@ -369,13 +403,18 @@ fn normalize(threads: &[&Thread]) -> Vec<Thread> {
 
 /// Whether `p` is the smallest of its class under permutations of equally
 /// sized threads (threads are already by non-increasing size).
-fn is_canonical(p: &Program) -> bool {
-    let n = p.threads.len();
-    let mine = encode(&p.threads.iter().collect::<Vec<_>>());
+fn is_canonical(threads: &[Thread]) -> bool {
+    let n = threads.len();
+    let sizes: Vec<usize> = threads.iter().map(Thread::size).collect();
+    if sizes.windows(2).all(|w| w[0] != w[1]) {
+        // No two threads of equal size: the only permutation allowed is
+        // the identity.
+        return true;
+    }
+    let mine = encode(&threads.iter().collect::<Vec<_>>());
     let mut perm: Vec<usize> = (0..n).collect();
     // Heap's algorithm over all permutations, keeping those that preserve
     // the size order; n is at most the bound (small).
-    let sizes: Vec<usize> = p.threads.iter().map(Thread::size).collect();
     let mut c = vec![0usize; n];
     let mut i = 0;
     while i < n {
@@ -386,7 +425,7 @@ fn is_canonical(p: &Program) -> bool {
                 perm.swap(c[i], i);
             }
             if perm.iter().enumerate().all(|(k, &j)| sizes[j] == sizes[k]) {
-                let ts: Vec<&Thread> = perm.iter().map(|&j| &p.threads[j]).collect();
+                let ts: Vec<&Thread> = perm.iter().map(|&j| &threads[j]).collect();
                 let norm = normalize(&ts);
                 if encode(&norm.iter().collect::<Vec<_>>()) < mine {
                     return false;
@@ -402,30 +441,81 @@ fn is_canonical(p: &Program) -> bool {
     true
 }
 
+/// Whether scope `scope` of an operation of thread `t` includes thread `u`
+/// (`same`: `u` is `t`), as sc11's `incl1` reads it: system covers
+/// everything, device the threads of the same device, work-group those of
+/// the same work-group; a CPU or unplaced thread's wg and dev instances
+/// hold only itself. Unscoped operations (`scope` 0) cover only their own
+/// thread.
+fn covers(t: Place, scope: u8, u: Place, same: bool) -> bool {
+    match (t, u, scope) {
+        (_, _, 3) => true,
+        (Place::Gpu { dev, wg }, Place::Gpu { dev: d2, wg: w2 }, s @ 1..=2) => {
+            if s == 2 {
+                dev == d2
+            } else {
+                dev == d2 && wg == w2
+            }
+        }
+        _ => same,
+    }
+}
+
+/// Whether an operation of thread `t` with scope `scope` (> 1) covers the
+/// same threads as with the next narrower scope.
+fn scope_redundant(threads: &[Thread], t: usize, scope: u8) -> bool {
+    let p = threads[t].place;
+    threads
+        .iter()
+        .enumerate()
+        .all(|(i, u)| covers(p, scope, u.place, i == t) == covers(p, scope - 1, u.place, i == t))
+}
+
 /// Whether every atomic's scope is the narrowest covering the same threads.
 fn scopes_minimal(p: &Program) -> bool {
-    for t in &p.threads {
-        for o in &t.ops {
-            if o.scope <= 1 {
+    p.threads.iter().enumerate().all(|(t, th)| {
+        th.ops
+            .iter()
+            .all(|o| o.scope <= 1 || !scope_redundant(&p.threads, t, o.scope))
+    })
+}
+
+/// Whether `op`, about to be appended to thread `t`, keeps the partial
+/// program admissible: its location stays non-atomic or atomic throughout,
+/// its scope is the narrowest covering its threads (with scope merging),
+/// and it starts no race the reductions skip. Each condition is about a
+/// pair of operations, so checking each new operation against those
+/// already placed decides it exactly for the finished program.
+fn admissible(space: &Space, threads: &[Thread], t: usize, op: &Op) -> bool {
+    if space.merge_scopes && op.scope > 1 && scope_redundant(threads, t, op.scope) {
+        return false;
+    }
+    if op.kind == OpKind::Fence {
+        return true;
+    }
+    let writes = |o: &Op| matches!(o.kind, OpKind::Store | OpKind::Rmw);
+    for (u, th) in threads.iter().enumerate() {
+        for q in &th.ops {
+            if q.kind == OpKind::Fence || q.loc != op.loc {
                 continue;
             }
-            let covered = |scope: u8| -> Vec<bool> {
-                p.threads
-                    .iter()
-                    .map(|u| match (t.place, u.place, scope) {
-                        (_, _, 3) => true,
-                        (Place::Gpu { dev, wg }, Place::Gpu { dev: d2, wg: w2 }, s) => {
-                            if s == 2 {
-                                dev == d2
-                            } else {
-                                dev == d2 && wg == w2
-                            }
-                        }
-                        _ => std::ptr::eq(t, u),
-                    })
-                    .collect()
-            };
-            if covered(o.scope) == covered(o.scope - 1) {
+            if (q.order == 0) != (op.order == 0) {
+                return false;
+            }
+            if u == t || !(writes(op) || writes(q)) {
+                continue;
+            }
+            let r = space.reduce;
+            if op.order == 0 && r.data_races {
+                return false;
+            }
+            if op.order != 0
+                && r.heterogeneous_races
+                && op.scope != 0
+                && q.scope != 0
+                && !(covers(threads[t].place, op.scope, th.place, false)
+                    && covers(th.place, q.scope, threads[t].place, false))
+            {
                 return false;
             }
         }
@@ -433,9 +523,18 @@ fn scopes_minimal(p: &Program) -> bool {
     true
 }
 
-/// Calls `f` on every canonical program of the space, in a fixed order.
+/// Calls `f` on every canonical program of the space, in a fixed order:
+/// by increasing size, each size as [`for_each_of_size`].
 pub fn for_each(space: &Space, f: &mut dyn FnMut(&Program)) {
     for n in 1..=space.bound {
+        for_each_of_size(space, n, f);
+    }
+}
+
+/// Calls `f` on every canonical program of exactly `n` events, in a fixed
+/// order.
+pub fn for_each_of_size(space: &Space, n: usize, f: &mut dyn FnMut(&Program)) {
+    {
         let mut sizes = Vec::new();
         partitions(n, n, space.max_threads, &mut sizes, &mut |sizes| {
             placements(space, sizes.len(), &mut Vec::new(), &mut |places| {
@@ -529,16 +628,13 @@ fn fill(
     f: &mut dyn FnMut(&Program),
 ) {
     if t == sizes.len() {
-        let p = Program {
-            threads: threads.clone(),
-            rmw_add: space.rmw_add,
-        };
-        if nlocs > 0
-            && consistent_atomicity(&p)
-            && connected(&p)
-            && (!space.merge_scopes || scopes_minimal(&p))
-            && is_canonical(&p)
-        {
+        if nlocs > 0 && connected(threads) && is_canonical(threads) {
+            let p = Program {
+                threads: threads.clone(),
+                rmw_add: space.rmw_add,
+            };
+            debug_assert!(consistent_atomicity(&p));
+            debug_assert!(!space.merge_scopes || scopes_minimal(&p));
             f(&p);
         }
         return;
@@ -574,25 +670,40 @@ fn fill(
                         continue;
                     }
                     if kind == OpKind::Fence {
-                        threads[t].ops.push(Op {
+                        let op = Op {
                             kind,
                             order,
                             scope,
                             loc: 0,
                             remote,
-                        });
+                        };
+                        // A thread's first or last operation is no fence
+                        // (with the edge-fence reduction).
+                        if space.reduce.edge_fences
+                            && (threads[t].ops.is_empty() || left == kind.events())
+                        {
+                            continue;
+                        }
+                        if !admissible(space, threads, t, &op) {
+                            continue;
+                        }
+                        threads[t].ops.push(op);
                         fill(space, sizes, t, nlocs, threads, f);
                         threads[t].ops.pop();
                         continue;
                     }
                     for loc in 0..=nlocs.min(space.max_locations.saturating_sub(1) as u8) {
-                        threads[t].ops.push(Op {
+                        let op = Op {
                             kind,
                             order,
                             scope,
                             loc,
                             remote,
-                        });
+                        };
+                        if !admissible(space, threads, t, &op) {
+                            continue;
+                        }
+                        threads[t].ops.push(op);
                         fill(space, sizes, t, nlocs.max(loc + 1), threads, f);
                         threads[t].ops.pop();
                     }
@@ -605,13 +716,12 @@ fn fill(
 /// Whether the threads cannot be split into two groups touching disjoint
 /// locations (docs/mappings.md: such a program behaves as its two parts side
 /// by side, each of which is enumerated on its own).
-pub fn connected(p: &Program) -> bool {
-    let n = p.threads.len();
+pub fn connected(threads: &[Thread]) -> bool {
+    let n = threads.len();
     if n <= 1 {
         return true;
     }
-    let locs: Vec<u32> = p
-        .threads
+    let locs: Vec<u32> = threads
         .iter()
         .map(|t| {
             t.ops
@@ -681,6 +791,7 @@ mod tests {
             remote: false,
             rmw_add: false,
             fragment: None,
+            reduce: Reduce::default(),
         }
     }
 
