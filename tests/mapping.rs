@@ -110,6 +110,7 @@ fn options(bound: usize, orders: &[&str]) -> verify::Options {
         all_scopes: false,
         max_threads: Some(2),
         max_locations: Some(2),
+        max_groups: None,
         count_only: false,
         orders: orders.iter().map(|s| s.to_string()).collect(),
         no_reduce: false,

@@ -267,6 +267,10 @@ pub struct VerifyMappingArgs {
     /// At most this many locations (default: the bound).
     #[arg(long)]
     pub max_locations: Option<usize>,
+    /// At most this many GPU work-groups, over all devices (default: the
+    /// bound).
+    #[arg(long)]
+    pub max_groups: Option<usize>,
     /// Only these memory orders (comma-separated: na,rlx,acq,rel,acq_rel,sc).
     #[arg(long, value_delimiter = ',')]
     pub orders: Vec<String>,
@@ -319,6 +323,7 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
         all_scopes: a.all_scopes,
         max_threads: a.max_threads,
         max_locations: a.max_locations,
+        max_groups: a.max_groups,
         count_only: a.count,
         orders: a.orders.clone(),
         no_reduce: a.no_reduce,

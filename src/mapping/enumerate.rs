@@ -113,6 +113,8 @@ pub struct Space {
     pub max_threads: usize,
     /// Maximum number of locations.
     pub max_locations: usize,
+    /// Maximum number of GPU work-groups (over all devices).
+    pub max_groups: usize,
     /// Memory orders enumerated (indices into `ORDERS`); empty = all.
     pub orders: Vec<u8>,
     /// Also enumerate the remote variant of every scoped atomic (a mapping
@@ -611,9 +613,11 @@ fn placements(space: &Space, n: usize, cur: &mut Vec<Place>, f: &mut dyn FnMut(&
                     cur.pop();
                 }
             }
-            cur.push(Place::Gpu { dev, wg: nwg });
-            placements(space, n, cur, f);
-            cur.pop();
+            if (nwg as usize) < space.max_groups {
+                cur.push(Place::Gpu { dev, wg: nwg });
+                placements(space, n, cur, f);
+                cur.pop();
+            }
         }
     }
 }
@@ -787,6 +791,7 @@ mod tests {
             merge_scopes: true,
             max_threads: bound,
             max_locations: bound,
+            max_groups: bound,
             orders: Vec::new(),
             remote: false,
             rmw_add: false,

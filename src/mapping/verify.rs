@@ -32,6 +32,8 @@ pub struct Options {
     pub max_threads: Option<usize>,
     /// Maximum number of locations (default: the bound).
     pub max_locations: Option<usize>,
+    /// Maximum number of GPU work-groups (default: the bound).
+    pub max_groups: Option<usize>,
     /// Only count the programs.
     pub count_only: bool,
     /// Memory orders enumerated (names); empty = all.
@@ -158,6 +160,7 @@ fn base_space(m: &Mapping, o: &Options) -> Space {
         merge_scopes: !o.all_scopes && !m.scope_selective(),
         max_threads: o.max_threads.unwrap_or(o.bound).max(1),
         max_locations: o.max_locations.unwrap_or(o.bound).max(1),
+        max_groups: o.max_groups.unwrap_or(o.bound).max(1),
         orders: o
             .orders
             .iter()
