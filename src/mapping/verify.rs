@@ -379,7 +379,7 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
     // Size classes in order: a counterexample found at n events stops the
     // campaign (with --stop-at-first) only after every n-event program is
     // checked, so the one reported is minimal.
-    for n in 1..=o.bound {
+    for (n, &count) in counted.iter().enumerate().skip(1) {
         let mut batch: Vec<(usize, Program)> = Vec::with_capacity(BATCH);
         enumerate::for_each_of_size(&space, n, &mut |p| {
             if mine(i) {
@@ -392,7 +392,7 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
             i += 1;
         });
         check_batch(m, o, &cache, &batch, &tally, report);
-        summary.by_events[n] = counted[n];
+        summary.by_events[n] = count;
         summary.complete_to = n;
         if o.stop_at_first && tally.found.load(Ordering::Relaxed) > 0 {
             break;
