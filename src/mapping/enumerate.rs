@@ -130,6 +130,10 @@ pub struct Space {
     pub fragment: Option<Vec<(OpKind, u8, u8, bool)>>,
     /// Reductions beyond canonical forms (docs/mappings.md, "Reductions").
     pub reduce: Reduce,
+    /// Operations skipped because a stronger order compiles to the same
+    /// target code, as (kind, order, scope, remote, on a CPU thread)
+    /// (docs/mappings.md, "Reductions", item 10).
+    pub dominated: Vec<(OpKind, u8, u8, bool, bool)>,
 }
 
 /// Reductions that skip programs which cannot be counterexamples
@@ -151,6 +155,11 @@ pub struct Reduce {
     /// (`ptx6`, `cmm`, `x86tso`), so the smaller program is a
     /// counterexample whenever this one is.
     pub edge_fences: bool,
+    /// Skip an atomic operation when a strictly stronger order compiles to
+    /// the same target code (`sc11`, `rc11`: strengthening an order only
+    /// removes source behaviours and races, so the stronger program is a
+    /// counterexample whenever this one is).
+    pub stronger_orders: bool,
 }
 
 impl Reduce {
@@ -160,6 +169,7 @@ impl Reduce {
             data_races: true,
             heterogeneous_races: true,
             edge_fences: true,
+            stronger_orders: true,
         }
     }
 }
@@ -491,6 +501,15 @@ fn scopes_minimal(p: &Program) -> bool {
 /// pair of operations, so checking each new operation against those
 /// already placed decides it exactly for the finished program.
 fn admissible(space: &Space, threads: &[Thread], t: usize, op: &Op) -> bool {
+    if !space.dominated.is_empty() {
+        let cpu = threads[t].place == Place::Cpu;
+        if space
+            .dominated
+            .contains(&(op.kind, op.order, op.scope, op.remote, cpu))
+        {
+            return false;
+        }
+    }
     if space.merge_scopes && op.scope > 1 && scope_redundant(threads, t, op.scope) {
         return false;
     }
@@ -799,6 +818,7 @@ mod tests {
             rmw_add: false,
             fragment: None,
             reduce: Reduce::default(),
+            dominated: Vec::new(),
         }
     }
 

@@ -147,8 +147,87 @@ pub fn space(m: &Mapping, o: &Options) -> Space {
     let has_rmw =
         |v: &[(enumerate::OpKind, u8, u8, bool)]| v.iter().any(|o| o.0 == enumerate::OpKind::Rmw);
     s.rmw_add = !has_rmw(&exch) && has_rmw(&add);
-    s.fragment = Some(if s.rmw_add { add } else { exch });
+    let frag = if s.rmw_add { add } else { exch };
+    if s.reduce.stronger_orders {
+        // The stronger twin must itself be enumerated (`--orders`).
+        let twins: Vec<_> = frag
+            .iter()
+            .copied()
+            .filter(|o| s.orders.is_empty() || s.orders.contains(&o.1))
+            .collect();
+        s.dominated = dominated(m, &twins, if s.rmw_add { "add" } else { "exch" });
+    }
+    s.fragment = Some(frag);
     s
+}
+
+/// Orders strictly stronger than `o` (indices into `ORDERS`: rlx < acq,
+/// rel < acq_rel < sc); every tag set of sc11/rc11 (`E_rel`, `E_acq`,
+/// `E_sc`, `F_sc`) only grows along it.
+fn stronger(o: u8) -> &'static [u8] {
+    match o {
+        1 => &[2, 3, 4, 5],
+        2 | 3 => &[4, 5],
+        4 => &[5],
+        _ => &[],
+    }
+}
+
+/// The atomic operations of `frag` for which a strictly stronger order of
+/// the same kind, scope and remoteness is in `frag` and compiles to the
+/// same target instructions, per placement (CPU thread or not).
+fn dominated(
+    m: &Mapping,
+    frag: &[(enumerate::OpKind, u8, u8, bool)],
+    rmw_op: &str,
+) -> Vec<(enumerate::OpKind, u8, u8, bool, bool)> {
+    use super::format::{Construct, Kind, ORDERS, SCOPES};
+    let kind_of = |k| match k {
+        enumerate::OpKind::Load => Kind::Load,
+        enumerate::OpKind::Store => Kind::Store,
+        enumerate::OpKind::Rmw => Kind::Rmw,
+        enumerate::OpKind::Fence => Kind::Fence,
+    };
+    let target = |class: &str, (kind, order, scope, remote): (enumerate::OpKind, u8, u8, bool)| {
+        let c = Construct {
+            order: ORDERS[order as usize],
+            class,
+            scope: (scope != 0).then(|| SCOPES[scope as usize]),
+            op: (kind == enumerate::OpKind::Rmw).then_some(rmw_op),
+            remote,
+            region: Some("global"),
+        };
+        m.rule(kind_of(kind), &c).map(|r| r.target.clone())
+    };
+    let mut out = Vec::new();
+    for &(kind, order, scope, remote) in frag {
+        if order == 0 {
+            continue;
+        }
+        for cpu in [false, true] {
+            // Every class a thread of this placement may compile with.
+            let classes: Vec<&str> = m
+                .threads
+                .iter()
+                .map(|(c, _)| c.as_str())
+                .filter(|c| (*c == "cpu") == cpu)
+                .collect();
+            if classes.is_empty() {
+                continue;
+            }
+            let twin = stronger(order).iter().any(|&o2| {
+                frag.contains(&(kind, o2, scope, remote))
+                    && classes.iter().all(|cls| {
+                        let a = target(cls, (kind, order, scope, remote));
+                        a.is_some() && a == target(cls, (kind, o2, scope, remote))
+                    })
+            });
+            if twin {
+                out.push((kind, order, scope, remote, cpu));
+            }
+        }
+    }
+    out
 }
 
 fn base_space(m: &Mapping, o: &Options) -> Space {
@@ -170,6 +249,7 @@ fn base_space(m: &Mapping, o: &Options) -> Space {
         remote: false,
         rmw_add: false,
         fragment: None,
+        dominated: Vec::new(),
         reduce: if o.no_reduce {
             Reduce::default()
         } else {
@@ -193,11 +273,13 @@ pub fn reductions(m: &Mapping, target: &str) -> Reduce {
             data_races: data,
             heterogeneous_races: hetero,
             edge_fences: true,
+            stronger_orders: true,
         },
         "rc11" => Reduce {
             data_races: data,
             heterogeneous_races: false,
             edge_fences: true,
+            stronger_orders: true,
         },
         _ => Reduce::default(),
     };
