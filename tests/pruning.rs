@@ -137,3 +137,26 @@ fn hopeless_search_is_refused_at_once() {
     let e = check("benches/prune/MP-gpu-120loads.litmus", true).unwrap_err();
     assert!(e.contains("even with pruning"), "{e}");
 }
+
+#[test]
+fn opencl_prunes_through_a_lower_bound_of_hb() {
+    // OpenCL's release sequences subtract `mo`, so `hb` neither grows nor
+    // shrinks with the choices; with them taken as empty, `hb` keeps `sb`
+    // and Coh cuts every order of x against P1's program order.
+    let o = litmix(&["models", "--pruning", "opencl"]);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("prunes  Coh: its relation neither grows nor shrinks"),
+        "{out}"
+    );
+    assert!(out.contains("a lower bound of it grows"), "{out}");
+    // `(rf; [nal]) \ vis` subtracts a relation that grows: no lower bound.
+    assert!(out.contains("cannot  Narf"), "{out}");
+    let r = check("benches/prune/2+2W-opencl-9stores.litmus", true).expect("a verdict");
+    assert!(!r.validated);
+    assert_eq!(r.positive + r.negative, 11);
+    assert!(r.candidates <= 100, "{} candidates", r.candidates);
+    // 10! orders of x: over the budget unpruned.
+    let e = check("benches/prune/2+2W-opencl-9stores.litmus", false).unwrap_err();
+    assert!(e.contains("limit exceeded"), "{e}");
+}

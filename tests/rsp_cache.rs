@@ -160,3 +160,125 @@ fn run_model_rsp_cache_end_to_end() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("Test Fig4 Allowed"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `litmix run --model rsp-cache --trace` on a machine-level test: the
+/// trace of the outcome the condition asks about, in the style of seed 001
+/// Figs. 4 and 5 (steps with their thread, cache snapshots).
+fn run_trace(file: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_litmix"))
+        .args(["run", "--model", "rsp-cache", "--trace", file])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The numbered step lines of a trace: (number, thread, what).
+fn steps(text: &str) -> Vec<(usize, String, String)> {
+    text.lines()
+        .filter_map(|l| {
+            let (n, rest) = l.trim_start().split_once(". ")?;
+            let n = n.parse().ok()?;
+            let (thread, what) = rest.split_once(": ")?;
+            Some((n, thread.to_string(), what.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn run_trace_fig4_machine_level_shows_steps_threads_and_caches() {
+    let text = run_trace("tests/models/rsp-cache/MP.flu+inv-before.diffwg.litmus");
+    assert!(
+        text.contains("Trace MP.flu+inv-before.diffwg reaching 1:r0=1; 1:r1=0;"),
+        "{text}"
+    );
+    let st = steps(&text);
+    // Numbered 1.. in order, each with a thread of the test.
+    assert!(st.len() >= 8, "{text}");
+    for (i, (n, thread, _)) in st.iter().enumerate() {
+        assert_eq!(*n, i + 1, "{text}");
+        assert!(thread == "P0" || thread == "P1", "{thread}: {text}");
+    }
+    let whats: Vec<&str> = st.iter().map(|s| s.2.as_str()).collect();
+    // Both threads' instructions and environment steps of both cache levels.
+    for want in ["ST 1 x", "FLU_L1 WG", "INV_L1 WG", "LD r0 y", "LD r1 x"] {
+        assert!(whats.contains(&want), "{want} missing: {text}");
+    }
+    assert!(
+        whats.iter().any(|w| w.starts_with("FETCH_L1(x, 0)")),
+        "{text}"
+    );
+    assert!(whats.iter().any(|w| w.starts_with("FLUSH_L2(")), "{text}");
+    // Fig. 4's point: P1 invalidates, then refetches the stale x before
+    // P0's x is flushed; then loads the new y and the old x.
+    let pos = |w: &str| whats.iter().position(|x| x.starts_with(w)).unwrap();
+    assert!(pos("INV_L1 WG") < pos("FETCH_L1(x, 0)"), "{text}");
+    assert!(pos("FETCH_L1(x, 0)") < pos("FLUSH_L1(x, 1)"), "{text}");
+    assert!(pos("LD r0 y") < pos("LD r1 x"), "{text}");
+    // Snapshots: every cache and memory at the start and the end, changed
+    // caches after a step (value, C/D, V/I, fifo).
+    assert!(text.contains("     initially:\n       L1 wg0 (P0): {}\n       L1 wg1 (P1): {}\n       L2 dev0: {}\n       memory: x=0 y=0\n"), "{text}");
+    assert!(
+        text.contains("  1. P0: ST 1 x\n       L1 wg0 (P0): {x↦D,V 1} [x]\n"),
+        "{text}"
+    );
+    assert!(text.contains("L1 wg1 (P1): {x↦C,V 0}"), "{text}");
+    assert!(text.contains("     finally:"), "{text}");
+    assert!(text.contains("       memory: x=1 y=1\n"), "{text}");
+}
+
+#[test]
+fn run_trace_fig5_machine_level_shows_the_lost_increment() {
+    let text = run_trace("tests/models/rsp-cache/Fig5.original.litmus");
+    assert!(text.contains("Trace Fig5.original reaching x=1;"), "{text}");
+    let st = steps(&text);
+    let whats: Vec<(&str, &str)> = st.iter().map(|s| (s.1.as_str(), s.2.as_str())).collect();
+    for want in [
+        ("P1", "LK_L2 x"),
+        ("P1", "ST 2 x"),
+        ("P1", "INV_L1 DV"),
+        ("P1", "UL_L2 x"),
+        ("P0", "INC_L1 r0 x"),
+    ] {
+        assert!(whats.contains(&want), "{want:?} missing: {text}");
+    }
+    // The lock shows in the L2 snapshot, the invalidated entry in P1's L1,
+    // and memory ends with the increment's 1, P1's 2 lost.
+    assert!(text.contains("lock x:P1"), "{text}");
+    assert!(text.contains("L1 wg1 (P1): {x↦D,I 2}"), "{text}");
+    assert!(text.contains("       memory: x=1\n"), "{text}");
+    // The proposed scheme's program: the outcome is unreachable.
+    let text = run_trace("tests/models/rsp-cache/Fig5.proposed.litmus");
+    assert!(text.contains("forbidden"), "{text}");
+    assert!(steps(&text).is_empty(), "{text}");
+}
+
+#[test]
+fn one_judge_loop_gives_rsp_traces_only_with_trace_or_witnesses() {
+    let test = litmix::litmus::parse_file(Path::new("tests/models/rsp-cache/Fig5.original.litmus"))
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+    let plain = litmix::op::judge::check(&test, "rsp-cache", &Default::default()).unwrap();
+    assert!(plain.operational.as_ref().unwrap().traces.is_empty());
+    let opts = litmix::exec::CheckOptions {
+        trace: true,
+        ..Default::default()
+    };
+    let traced = litmix::op::judge::check(&test, "rsp-cache", &opts).unwrap();
+    assert_eq!(plain.states, traced.states);
+    let op = traced.operational.as_ref().unwrap();
+    assert_eq!(op.machine, "rsp-cache");
+    assert!(op.reduced > 0);
+    // One trace per outcome; the machine's picture only where the
+    // condition holds.
+    assert_eq!(op.traces.len(), traced.states.len());
+    for t in &op.traces {
+        assert_eq!(t.text.is_some(), t.satisfies, "{}", t.outcome);
+    }
+    // --max-states now reaches the cache machine too.
+    let small = litmix::exec::CheckOptions {
+        max_states: 10,
+        ..Default::default()
+    };
+    let e = litmix::op::judge::check(&test, "rsp-cache", &small).unwrap_err();
+    assert!(e.to_string().contains("more than 10 states"), "{e}");
+}

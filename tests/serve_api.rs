@@ -650,3 +650,253 @@ fn loopback_server_refuses_other_host_names() {
     assert!(!litmix::serve::is_loopback_host("[::1"));
     assert!(!litmix::serve::is_loopback_host(""));
 }
+
+// --- The step view of operational models (`POST /api/step`) ---
+
+const FIG4_RSP: &str = "tests/models/rsp-cache/MP.flu+inv-before.diffwg.litmus";
+const R_X86: &str = "tests/models/x86tso/R.litmus";
+
+fn step(s: &Running, body: &Json) -> Response {
+    client(s)
+        .post_json("/api/step", body.to_string().as_bytes())
+        .expect("request")
+}
+
+/// What `litmix step --model M --replay P file` prints with no commands.
+fn cli_step(model: &str, path: &str, picks: &[usize]) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_litmix"));
+    cmd.args(["step", "--model", model]);
+    if !picks.is_empty() {
+        let p: Vec<String> = picks.iter().map(|i| i.to_string()).collect();
+        cmd.arg("--replay").arg(p.join(","));
+    }
+    let o = cmd
+        .arg(path)
+        .current_dir(root())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run litmix step");
+    assert!(o.status.success(), "{o:?}");
+    String::from_utf8(o.stdout).unwrap()
+}
+
+#[test]
+fn step_replays_picks_with_the_state_view_litmix_step_shows() {
+    let s = server(ServeLimits::default());
+    for (model, path, picks) in [
+        ("rsp-cache", FIG4_RSP, vec![0, 1, 1]),
+        ("rsp-cache-nolock", FIG4_RSP, vec![1, 0]),
+        ("lostpop", R_X86, vec![0, 1, 0]),
+    ] {
+        // Step by step, each pick taken from the previous answer's list.
+        let mut taken: Vec<usize> = Vec::new();
+        let mut answers = Vec::new();
+        for k in 0..=picks.len() {
+            let r = step(
+                &s,
+                &json!({"source": read(path), "model": model, "picks": taken}),
+            );
+            assert_eq!(r.status, 200, "{model} {taken:?}: {}", r.text());
+            let v = r.json().unwrap();
+            assert_eq!(v["model"], model);
+            assert_eq!(v["picks"], json!(taken));
+            assert_eq!(v["history"].as_array().unwrap().len(), taken.len());
+            // The same text as `litmix step --replay` prints, and the same
+            // view as the library's replay.
+            assert_eq!(
+                format!("{}\n", v["text"].as_str().unwrap()),
+                cli_step(model, path, &taken),
+                "{model} {taken:?}"
+            );
+            let test = litmix::litmus::parse_str("input.litmus", &read(path)).unwrap();
+            let lib = litmix::op::step::replay_view(&test, model, 2, &taken).unwrap();
+            assert_eq!(v["view"], serde_json::to_value(&lib.view).unwrap());
+            if k < picks.len() {
+                let ts = v["view"]["transitions"].as_array().unwrap();
+                let i = picks[k];
+                assert!(i < ts.len(), "{model}: pick {i} of {}", ts.len());
+                assert_eq!(ts[i]["index"], i);
+                let label = ts[i]["label"].as_str().unwrap().to_string();
+                taken.push(i);
+                answers.push((v, label));
+            } else {
+                // The history names the transitions picked, in order.
+                let labels: Vec<&str> = answers.iter().map(|(_, l)| l.as_str()).collect();
+                let hist: Vec<&str> = v["history"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_str().unwrap())
+                    .collect();
+                assert_eq!(hist, labels, "{model}");
+                answers.push((v, String::new()));
+            }
+        }
+        // Undo is the same request with one pick fewer: the earlier state.
+        let r = step(
+            &s,
+            &json!({"source": read(path), "model": model, "picks": &picks[..picks.len() - 1]}),
+        );
+        assert_eq!(
+            r.json().unwrap(),
+            answers[picks.len() - 1].0,
+            "{model}: undo"
+        );
+        // The state changes with each pick.
+        assert_ne!(answers[0].0["view"], answers[1].0["view"], "{model}");
+    }
+    // The initial state of the cache machine: empty caches, memory at init.
+    let v = step(&s, &json!({"source": read(FIG4_RSP)})).json().unwrap();
+    assert_eq!(v["model"], "rsp-cache", "RSP tests default to the machine");
+    assert_eq!(
+        v["view"]["summary"],
+        json!([
+            "L1 wg0 (P0): {}",
+            "L1 wg1 (P1): {}",
+            "L2 dev0: {}",
+            "memory: x=0 y=0"
+        ])
+    );
+    // LOST-POP: requests per thread and order constraints appear.
+    let v = step(
+        &s,
+        &json!({"source": read(R_X86), "model": "lostpop", "picks": [0, 0, 0]}),
+    )
+    .json()
+    .unwrap();
+    let items: usize = v["view"]["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["items"].as_array().unwrap().len())
+        .sum();
+    assert!(items > 0, "{v}");
+}
+
+#[test]
+fn step_errors_are_json_with_limits() {
+    let s = server(ServeLimits {
+        max_picks: 5,
+        ..ServeLimits::default()
+    });
+    // A pick that is not enabled: its position and the good prefix.
+    let r = step(&s, &json!({"source": read(FIG4_RSP), "picks": [0, 99]}));
+    assert_eq!(r.status, 400);
+    let v = r.json().unwrap();
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("step 2: no transition 99:"),
+        "{v}"
+    );
+    assert_eq!(v["pick"], 1);
+    assert_eq!(v["valid_picks"], json!([0]));
+    // A final state has no transition to pick.
+    let t = "RSP one\n{ x=0; }\n P0@wg 0,dev 0 ;\n MOV r0 1 ;\nexists (0:r0=1)\n";
+    let v = step(&s, &json!({"source": t, "picks": []})).json().unwrap();
+    let mov = v["view"]["transitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|x| x["label"] == "P0: MOV r0 1")
+        .unwrap_or_else(|| panic!("{v}"));
+    let v = step(&s, &json!({"source": t, "picks": [mov]}))
+        .json()
+        .unwrap();
+    assert_eq!(v["view"]["outcome"], json!(["1"]), "{v}");
+    assert_eq!(v["view"]["transitions"], json!([]), "{v}");
+    let r = step(&s, &json!({"source": t, "picks": [mov, 0]}));
+    assert_eq!(r.status, 400);
+    assert!(r.text().contains("none is enabled"), "{}", r.text());
+    // Too many picks: the limit named.
+    let r = step(&s, &json!({"source": t, "picks": [0, 0, 0, 0, 0, 0]}));
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json().unwrap()["limit"], "picks");
+    // Not an operational model, by name or by the test's architecture.
+    let r = step(&s, &json!({"source": read(R_X86), "model": "x86tso"}));
+    assert_eq!(r.status, 400);
+    assert!(
+        r.text().contains("not an operational model"),
+        "{}",
+        r.text()
+    );
+    let r = step(&s, &json!({"source": read(R_X86)}));
+    assert_eq!(r.status, 400);
+    // A parse error with its position; a construct the machine refuses.
+    let r = step(
+        &s,
+        &json!({"source": read(FIG4_RSP).replace("LD r0 y", "FOO r0 y")}),
+    );
+    assert_eq!(r.status, 400);
+    let v = r.json().unwrap();
+    assert!(v["line"].is_u64() && v["col"].is_u64(), "{v}");
+    let r = step(&s, &json!({"source": read(R_X86), "model": "rsp-cache"}));
+    assert_eq!(r.status, 400);
+    assert!(r.json().unwrap()["error"].is_string());
+    // Malformed requests.
+    let r = step(&s, &json!({"source": t, "picks": [-1]}));
+    assert_eq!(r.status, 400);
+    assert!(r.text().contains("not a step request"), "{}", r.text());
+    let r = step(&s, &json!({"source": t, "steps": [0]}));
+    assert_eq!(r.status, 400);
+    // 3 MB: 413, as for runs.
+    let big = format!("{{\"source\": \"{}\"}}", "x".repeat(3 << 20));
+    let r = client(&s)
+        .post_json("/api/step", big.as_bytes())
+        .expect("413 answer");
+    assert_eq!(r.status, 413);
+    assert_eq!(r.json().unwrap()["limit"], "body");
+}
+
+#[test]
+fn operational_models_are_listed_and_run_like_the_cli() {
+    let s = server(ServeLimits::default());
+    let m = client(&s).get("/api/models").unwrap().json().unwrap();
+    let ops: Vec<&str> = m["operational"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, ["lostpop", "rsp-cache", "rsp-cache-nolock"]);
+    assert_eq!(m["defaults"]["RSP"], "rsp-cache");
+    for (model, path) in [("lostpop", R_X86), ("rsp-cache", FIG4_RSP)] {
+        let r = post(
+            &s,
+            &json!({"source": read(path), "model": model, "file": path}),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert_eq!(
+            without_time(r.json().unwrap()),
+            without_time(cli_json(path, &["--model", model])),
+            "{model}"
+        );
+    }
+    // A test the machine cannot run: a positioned error, not a limit.
+    let r = post(&s, &json!({"source": read(R_X86), "model": "rsp-cache"}));
+    assert_eq!(r.status, 400, "{}", r.text());
+    let v = r.json().unwrap();
+    assert!(v.get("limit").is_none(), "{v}");
+    assert_eq!((v["line"].as_u64(), v["col"].as_u64()), (Some(7), Some(2)));
+}
+
+/// An operational check past the time limit is cut off by the explorer's
+/// own deadline with the time limit named.
+#[test]
+fn operational_runaway_gets_the_time_limit() {
+    let s = server(ServeLimits {
+        time: Duration::from_millis(300),
+        max_states: 5_000_000,
+        ..ServeLimits::default()
+    });
+    let t = Instant::now();
+    // IRIW under LOST-POP: tens of thousands of states, seconds of work.
+    let r = post(
+        &s,
+        &json!({"source": read("tests/models/x86tso/IRIW.litmus"), "model": "lostpop"}),
+    );
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert_eq!(r.json().unwrap()["limit"], "time");
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+}

@@ -2,8 +2,10 @@
 //! chromedriver (Debian's `chromium` and `chromium-driver`; `.ci/run`
 //! installs them when missing). Picks examples, runs them with the button
 //! and with Ctrl+Enter, checks the verdict, the outcome table and that SVG
-//! graphs are drawn, follows a shared link, shows a parse error, and saves
-//! a screenshot (`$CARGO_TARGET_TMPDIR/litmix-playground.png`).
+//! graphs are drawn, follows a shared link, shows a parse error, walks an
+//! operational machine in the step view (pick, undo, picks in the link),
+//! and saves screenshots (`$CARGO_TARGET_TMPDIR/litmix-playground.png`,
+//! `litmix-step.png`).
 //!
 //! Without a browser the test fails under CI (`CI` set) and is skipped
 //! with a message elsewhere.
@@ -278,6 +280,150 @@ async fn playground_in_headless_chromium() {
         "{err}"
     );
     assert_eq!(text_of(&c, "#editor .gutter .marked").await, "5");
+
+    // 5. An operational example: the step view (state, enabled transitions
+    //    as buttons, pick, undo), hidden again for an axiomatic model.
+    assert!(
+        !c.find(Locator::Id("step"))
+            .await
+            .unwrap()
+            .is_displayed()
+            .await
+            .unwrap(),
+        "no step view for cmm"
+    );
+    clear_status(&c).await;
+    pick_example(&c, "MP.flu+inv-before.diffwg").await;
+    let model = c.find(Locator::Id("model")).await.unwrap();
+    assert_eq!(
+        model.prop("value").await.unwrap().as_deref(),
+        Some("rsp-cache")
+    );
+    let steps_taken = |n: usize| {
+        let c = c.clone();
+        async move {
+            c.wait()
+                .at_most(Duration::from_secs(30))
+                .for_element(Locator::XPath(&format!(
+                    "//span[@id='step-count' and starts-with(., '{n} step')]"
+                )))
+                .await
+                .unwrap_or_else(|e| panic!("{n} steps taken: {e}"));
+        }
+    };
+    steps_taken(0).await;
+    let initial = text_of(&c, "#step-summary").await;
+    assert_eq!(
+        initial,
+        "L1 wg0 (P0): {}\nL1 wg1 (P1): {}\nL2 dev0: {}\nmemory: x=0 y=0"
+    );
+    let buttons = count(&c, "#step-transitions button.pick").await;
+    assert!(buttons >= 2, "{buttons} transitions");
+    assert!(text_of(&c, "#step-state").await.contains("next: ST 1 x"));
+    // Run works with the machine too.
+    c.find(Locator::Id("run"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    assert_eq!(wait_verdict(&c, "MP.flu+inv-before.diffwg").await, "Ok");
+    // Pick P0's store: the L1 of work-group 0 now holds x dirty.
+    let store = c
+        .find(Locator::XPath(
+            "//div[@id='step-transitions']/button[contains(., 'P0: ST 1 x')]",
+        ))
+        .await
+        .expect("a button for P0's store");
+    store.click().await.unwrap();
+    steps_taken(1).await;
+    let after = text_of(&c, "#step-summary").await;
+    assert!(after.starts_with("L1 wg0 (P0): {x↦D,V 1} [x]"), "{after}");
+    assert!(text_of(&c, "#step-history").await.contains("P0: ST 1 x"));
+    assert!(text_of(&c, "#step-state").await.contains("next: FLU_L1 WG"));
+    // A second pick, then the link carries the picks.
+    c.find(Locator::Css("#step-transitions button.pick"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    steps_taken(2).await;
+    let shot = c.screenshot().await.expect("screenshot");
+    let step_shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("litmix-step.png");
+    std::fs::write(&step_shot, &shot).expect("write screenshot");
+    println!("screenshot: {}", step_shot.display());
+    c.find(Locator::Id("share"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let url = c.current_url().await.unwrap();
+    let fragment = url.fragment().unwrap_or("").to_string();
+    assert!(
+        fragment.starts_with("model=rsp-cache&test=") && fragment.ends_with("&picks=0,0"),
+        "{fragment}"
+    );
+    // Undo twice: back to the initial state.
+    for n in [1, 0] {
+        c.find(Locator::Id("step-undo"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        steps_taken(n).await;
+    }
+    assert_eq!(text_of(&c, "#step-summary").await, initial);
+    assert_eq!(count(&c, "#step-transitions button.pick").await, buttons);
+    // The shared link restores the two steps.
+    c.goto("about:blank").await.unwrap();
+    c.goto(url.as_str()).await.unwrap();
+    steps_taken(2).await;
+    assert!(text_of(&c, "#step-history").await.contains("P0: ST 1 x"));
+    // LOST-POP: requests per thread and order constraints.
+    pick_example(&c, "R").await;
+    steps_taken(0).await;
+    for n in 1..=3 {
+        c.find(Locator::Css("#step-transitions button.pick"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        steps_taken(n).await;
+    }
+    let state = text_of(&c, "#step-state").await;
+    assert!(state.contains("P0#1 MOV [y],$1 (writes 1)"), "{state}");
+    let order = text_of(&c, "#step-constraints").await;
+    assert!(order.contains("P0#0 → P0#1 @sys"), "{order}");
+    assert!(
+        text_of(&c, "#step-transitions")
+            .await
+            .contains("accept P1: MOV EAX,[x]")
+    );
+    let shot = c.screenshot().await.expect("screenshot");
+    std::fs::write(
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("litmix-step-lostpop.png"),
+        &shot,
+    )
+    .expect("write screenshot");
+    // Back to an axiomatic model: the step view goes away.
+    c.find(Locator::Id("model"))
+        .await
+        .unwrap()
+        .select_by_value("sc")
+        .await
+        .unwrap();
+    assert!(
+        !c.find(Locator::Id("step"))
+            .await
+            .unwrap()
+            .is_displayed()
+            .await
+            .unwrap()
+    );
 
     c.close().await.expect("close the browser");
     drop(driver);

@@ -315,6 +315,11 @@ pub struct State<'e> {
     pub(crate) n: usize,
     env_vals: Vec<OnceCell<Value>>,
     slots: Vec<OnceCell<Value>>,
+    /// Values known from earlier evaluations of the same skeleton (static
+    /// names and slots), read in place rather than copied (see
+    /// [`State::seed`]); a value computed here goes to `env_vals`/`slots`.
+    known_env: &'e [Option<Value>],
+    known_slots: &'e [Option<Value>],
     /// Enumerate every accepted choice of the `with`s instead of stopping
     /// at the first (see [`Program::run_all`]).
     pub(crate) all_choices: bool,
@@ -323,7 +328,7 @@ pub struct State<'e> {
     pub(crate) accepted: Vec<(Vec<String>, Option<Value>)>,
     /// Slots that are static (see [`Program::static_parts`]): they do not
     /// depend on `with` choices, so a new choice keeps their values.
-    pub(crate) keep: Vec<bool>,
+    pub(crate) keep: &'e [bool],
     /// Cut prefixes of `with` linearisations that a monotone check rejects.
     pub prune: bool,
     /// Give up a `with` search after this instant (an error; the caller
@@ -370,7 +375,10 @@ fn into_rel(v: Cow<'_, Value>, loc: Loc, what: &str) -> Res<Relation> {
     }
 }
 
-impl State<'_> {
+/// Values computed by one evaluation for a cache, by index.
+pub type Harvest = Vec<(usize, Value)>;
+
+impl<'e> State<'e> {
     /// Sets slot `i` (a `with` variable) for a partial evaluation.
     pub fn set_slot(&mut self, i: usize, v: Value) {
         let cell = &mut self.slots[i];
@@ -378,38 +386,34 @@ impl State<'_> {
         let _ = cell.set(v);
     }
 
-    /// Pre-fills caches with values known from earlier evaluations.
-    pub fn seed(&mut self, env_values: &[Option<Value>], slot_values: &[Option<Value>]) {
-        for (cell, v) in self.env_vals.iter_mut().zip(env_values) {
-            if let Some(v) = v {
-                let _ = cell.set(v.clone());
-            }
-        }
-        for (cell, v) in self.slots.iter_mut().zip(slot_values) {
-            if let Some(v) = v {
-                let _ = cell.set(v.clone());
-            }
-        }
+    /// Values known from earlier evaluations: read in place when needed.
+    pub fn seed(&mut self, env_values: &'e [Option<Value>], slot_values: &'e [Option<Value>]) {
+        self.known_env = env_values;
+        self.known_slots = slot_values;
     }
 
-    /// Copies computed values of static names and slots into the caches.
-    pub fn harvest(
-        &self,
-        env_static: &[bool],
-        slot_static: &[bool],
-        env_values: &mut [Option<Value>],
-        slot_values: &mut [Option<Value>],
-    ) {
-        for (i, cell) in self.env_vals.iter().enumerate() {
-            if env_static[i] && env_values[i].is_none() {
-                env_values[i] = cell.get().cloned();
-            }
-        }
-        for (i, cell) in self.slots.iter().enumerate() {
-            if slot_static[i] && slot_values[i].is_none() {
-                slot_values[i] = cell.get().cloned();
-            }
-        }
+    /// The values of static names and slots computed by this evaluation
+    /// (not known before), by index: for the caches.
+    pub fn harvest(self, env_static: &[bool], slot_static: &[bool]) -> (Harvest, Harvest) {
+        let known = |k: &[Option<Value>], i: usize| k.get(i).is_some_and(Option::is_some);
+        let env = self
+            .env_vals
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| env_static[*i] && !known(self.known_env, *i))
+            .filter_map(|(i, c)| c.into_inner().map(|v| (i, v)))
+            .collect();
+        // A program with appended definitions has more slots than the
+        // cache: only the model's own are kept.
+        let slots = self
+            .slots
+            .into_iter()
+            .enumerate()
+            .take(slot_static.len())
+            .filter(|(i, _)| slot_static[*i] && !known(self.known_slots, *i))
+            .filter_map(|(i, c)| c.into_inner().map(|v| (i, v)))
+            .collect();
+        (env, slots)
     }
 }
 
@@ -536,9 +540,11 @@ impl Program {
             n: env.num_events(),
             env_vals: (0..self.env_names.len()).map(|_| OnceCell::new()).collect(),
             slots: (0..self.slots.len()).map(|_| OnceCell::new()).collect(),
+            known_env: &[],
+            known_slots: &[],
             all_choices: false,
             accepted: Vec::new(),
-            keep: Vec::new(),
+            keep: &[],
             prune: false,
             deadline: None,
             with_nodes: 0,
@@ -549,6 +555,9 @@ impl Program {
     pub(crate) fn env_value<'a>(&self, i: usize, loc: Loc, st: &'a State<'_>) -> Res<&'a Value> {
         let cell = &st.env_vals[i];
         if let Some(v) = cell.get() {
+            return Ok(v);
+        }
+        if let Some(Some(v)) = st.known_env.get(i) {
             return Ok(v);
         }
         let EnvName { name, hint, .. } = &self.env_names[i];
@@ -583,6 +592,9 @@ impl Program {
 
     fn slot_value<'a>(&'a self, i: usize, st: &'a State<'_>) -> Res<&'a Value> {
         if let Some(v) = st.slots[i].get() {
+            return Ok(v);
+        }
+        if let Some(Some(v)) = st.known_slots.get(i) {
             return Ok(v);
         }
         match &self.slots[i].def {

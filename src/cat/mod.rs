@@ -396,7 +396,8 @@ impl Model {
         plan: &PrunePlan,
         cache: &mut StaticCache,
     ) -> bool {
-        self.with_static_cache(env, cache, |program, st| {
+        let program = plan.program.as_deref().unwrap_or(&self.program);
+        self.with_static_cache_of(program, env, cache, |program, st| {
             program.least_with_values(0, st);
             plan.checks.iter().any(|&i| {
                 matches!(&program.stmts[i], CStmt::Check(c)
@@ -416,22 +417,45 @@ impl Model {
         cache: &mut StaticCache,
         f: impl FnOnce(&eval::Program, &mut eval::State<'_>) -> R,
     ) -> R {
-        let (env_static, slot_static) = cache
+        self.with_static_cache_of(&self.program, env, cache, f)
+    }
+
+    /// [`Model::with_static_cache`] for `program`: the model's own, or a
+    /// copy with definitions appended (a pruning plan's lower bounds), whose
+    /// first slots are the model's.
+    fn with_static_cache_of<R>(
+        &self,
+        program: &eval::Program,
+        env: &dyn Environment,
+        cache: &mut StaticCache,
+        f: impl FnOnce(&eval::Program, &mut eval::State<'_>) -> R,
+    ) -> R {
+        let statics = cache
             .statics
-            .get_or_insert_with(|| self.program.static_parts(env))
-            .clone();
-        let mut st = self.program.state(env);
-        cache.env_values.resize(env_static.len(), None);
-        cache.slot_values.resize(slot_static.len(), None);
-        st.seed(&cache.env_values, &cache.slot_values);
-        st.keep = slot_static.clone();
-        let r = f(&self.program, &mut st);
-        st.harvest(
-            &env_static,
-            &slot_static,
-            &mut cache.env_values,
-            &mut cache.slot_values,
-        );
+            .take()
+            .unwrap_or_else(|| self.program.static_parts(env));
+        let (env_static, slot_static) = &statics;
+        let mut env_values = std::mem::take(&mut cache.env_values);
+        let mut slot_values = std::mem::take(&mut cache.slot_values);
+        env_values.resize(env_static.len(), None);
+        slot_values.resize(slot_static.len(), None);
+        let (r, new_env, new_slots) = {
+            let mut st = program.state(env);
+            st.seed(&env_values, &slot_values);
+            st.keep = slot_static;
+            let r = f(program, &mut st);
+            let (e, s) = st.harvest(env_static, slot_static);
+            (r, e, s)
+        };
+        for (i, v) in new_env {
+            env_values[i] = Some(v);
+        }
+        for (i, v) in new_slots {
+            slot_values[i] = Some(v);
+        }
+        cache.env_values = env_values;
+        cache.slot_values = slot_values;
+        cache.statics = Some(statics);
         r
     }
 

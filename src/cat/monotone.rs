@@ -35,7 +35,7 @@
 //! Anything the analysis does not know is [`Pol::Mixed`]: no pruning.
 
 use super::ast::{BinOp, CheckMode, UnOp};
-use super::eval::{CExpr, CStmt, Node, Program, SlotDef};
+use super::eval::{CCheck, CExpr, CStmt, Node, Program, SlotDef, SlotInfo};
 use std::fmt;
 
 /// How an expression's value moves when the choices grow.
@@ -104,6 +104,10 @@ pub struct PrunePlan {
     pub report: Vec<CheckReport>,
     /// Set when nothing may prune (e.g. a non-monotone `let rec`).
     pub disabled: Option<String>,
+    /// When some check prunes through a *lower bound* of its relation (see
+    /// [`lower_bounds`]): the model's program with the lower-bound
+    /// definitions and checks appended; `checks` then index its statements.
+    pub program: Option<Box<Program>>,
 }
 
 struct Ctx<'p> {
@@ -269,8 +273,20 @@ fn rec_groups_monotone(prog: &Program) -> Result<(), String> {
 /// The plan for choices `env_choice` (environment names, by index) and
 /// `slot_choice` (`with` variables, by slot), over the checks with
 /// statement index in `from..`.
-fn plan(prog: &Program, env_choice: Vec<bool>, slot_choice: Vec<bool>, from: usize) -> PrunePlan {
+fn plan(
+    prog: &Program,
+    env_choice: Vec<bool>,
+    slot_choice: Vec<bool>,
+    from: usize,
+    lower: bool,
+) -> PrunePlan {
     let mut out = PrunePlan::default();
+    let mut lowered = Lowering {
+        base: prog.slots.len(),
+        slots: Vec::new(),
+        memo: vec![None; prog.slots.len()],
+        checks: Vec::new(),
+    };
     let mut ctx = Ctx {
         prog,
         env_choice,
@@ -287,6 +303,38 @@ fn plan(prog: &Program, env_choice: Vec<bool>, slot_choice: Vec<bool>, from: usi
     for (i, s) in prog.stmts.iter().enumerate().skip(from) {
         let CStmt::Check(c) = s else { continue };
         let pol = ctx.expr(&c.expr, &[]);
+        let grows = matches!(
+            (c.negated, pol),
+            (false, Pol::Const | Pol::Mono) | (true, Pol::Const | Pol::Anti)
+        );
+        if lower
+            && !grows
+            && !c.negated
+            && c.mode == CheckMode::Require
+            && disabled.is_none()
+            && let Some(e) = lowered.expr(&mut ctx, &c.expr)
+        {
+            let stmt = prog.stmts.len() + lowered.checks.len();
+            lowered.checks.push(CStmt::Check(CCheck {
+                expr: e,
+                ..c.clone()
+            }));
+            out.checks.push(stmt);
+            let why = ctx
+                .blame(&c.expr, &[])
+                .map(|b| format!(" (because of {b})"))
+                .unwrap_or_default();
+            out.report.push(CheckReport {
+                label: c.label.clone(),
+                stmt: i,
+                prunes: true,
+                reason: format!(
+                    "its relation {pol}{why}; a lower bound of it grows (the parts that \
+                     do not grow taken as empty), and a failure there is final"
+                ),
+            });
+            continue;
+        }
         let (prunes, reason) = if c.mode != CheckMode::Require {
             (
                 false,
@@ -324,7 +372,116 @@ fn plan(prog: &Program, env_choice: Vec<bool>, slot_choice: Vec<bool>, from: usi
         });
     }
     out.disabled = disabled;
+    if !lowered.checks.is_empty() {
+        let mut p = prog.clone();
+        p.slots.extend(lowered.slots);
+        p.stmts.extend(lowered.checks);
+        out.program = Some(Box::new(p));
+    }
     out
+}
+
+/// Lower bounds of relations that do not grow with the choices.
+///
+/// `lower(e)` is an expression that grows with the choices and is, on every
+/// partial candidate, a subset of `e`'s value in every completion: a
+/// growing (or fixed) `e` is its own lower bound; union, intersection,
+/// sequence, product, closures, inverse, `[...]`, `domain`, `range` and
+/// `fencerel` take the lower bounds of their operands; `a \ b` with `b`
+/// fixed or shrinking is `lower(a) \ b` (the current `b` contains its final
+/// value); anything else (a complement, a subtraction of a growing
+/// relation, a function call, the functional tier) is bounded by the empty
+/// relation, written `None`. A definition gets a lower-bound copy as a new
+/// slot. So a check `acyclic e` (`irreflexive`, `empty`) that fails on
+/// `lower(e)` fails on every completion: OpenCL's release sequences
+/// (`(mo & rs1) \ ((mo \ rs1); mo)`) are taken as empty, and its `hb`
+/// keeps `sb` and the direct synchronisation edges.
+struct Lowering {
+    /// Index of the first new slot.
+    base: usize,
+    slots: Vec<SlotInfo>,
+    /// Per original slot: not yet lowered, or its lower bound (`Some(None)`:
+    /// empty; `Some(Some(k))`: slot `k`).
+    memo: Vec<Option<Option<usize>>>,
+    checks: Vec<CStmt>,
+}
+
+impl Lowering {
+    fn expr(&mut self, ctx: &mut Ctx<'_>, e: &CExpr) -> Option<CExpr> {
+        if matches!(ctx.expr(e, &[]), Pol::Const | Pol::Mono) {
+            return Some(e.clone());
+        }
+        let node = |n: Node| {
+            Some(CExpr {
+                node: n,
+                loc: e.loc,
+            })
+        };
+        match &e.node {
+            Node::Slot(i) => {
+                let k = self.slot(ctx, *i)?;
+                node(Node::Slot(k))
+            }
+            Node::Unary(op, a) => match (op, self.expr(ctx, a)) {
+                (UnOp::Complement, _) => None,
+                (UnOp::Star | UnOp::Opt, None) => node(Node::Unary(
+                    *op,
+                    Box::new(CExpr {
+                        node: Node::EmptyRel,
+                        loc: e.loc,
+                    }),
+                )),
+                (_, None) => None,
+                (_, Some(a)) => node(Node::Unary(*op, Box::new(a))),
+            },
+            Node::Binary(op, loc, a, b) => match op {
+                BinOp::Diff => {
+                    if !matches!(ctx.expr(b, &[]), Pol::Const | Pol::Anti) {
+                        return None;
+                    }
+                    let a = self.expr(ctx, a)?;
+                    node(Node::Binary(*op, *loc, Box::new(a), b.clone()))
+                }
+                BinOp::Union => match (self.expr(ctx, a), self.expr(ctx, b)) {
+                    (Some(a), Some(b)) => node(Node::Binary(*op, *loc, Box::new(a), Box::new(b))),
+                    (Some(x), None) | (None, Some(x)) => Some(x),
+                    (None, None) => None,
+                },
+                BinOp::Inter | BinOp::Seq | BinOp::Cartesian => {
+                    let a = self.expr(ctx, a)?;
+                    let b = self.expr(ctx, b)?;
+                    node(Node::Binary(*op, *loc, Box::new(a), Box::new(b)))
+                }
+                BinOp::Add => None,
+            },
+            Node::Domain(a) => node(Node::Domain(Box::new(self.expr(ctx, a)?))),
+            Node::Range(a) => node(Node::Range(Box::new(self.expr(ctx, a)?))),
+            Node::FenceRel(a, po) => node(Node::FenceRel(Box::new(self.expr(ctx, a)?), *po)),
+            _ => None,
+        }
+    }
+
+    /// The slot holding a lower bound of slot `i` (`None`: empty).
+    fn slot(&mut self, ctx: &mut Ctx<'_>, i: usize) -> Option<usize> {
+        if let Some(m) = self.memo[i] {
+            return m;
+        }
+        let prog = ctx.prog;
+        let info = &prog.slots[i];
+        let lowered = match &info.def {
+            SlotDef::Expr(e) => self.expr(ctx, e).map(|e| {
+                self.slots.push(SlotInfo {
+                    name: format!("{} (lower bound)", info.name),
+                    def: SlotDef::Expr(e),
+                    ty: info.ty,
+                });
+                self.base + self.slots.len() - 1
+            }),
+            SlotDef::Rec(_) | SlotDef::WithVar => None,
+        };
+        self.memo[i] = Some(lowered);
+        lowered
+    }
 }
 
 /// Plan for the engine's candidate search: the choices are the environment
@@ -337,7 +494,7 @@ pub fn candidate_plan(prog: &Program, dynamic: &dyn Fn(&str) -> bool) -> PrunePl
         .iter()
         .map(|s| matches!(s.def, SlotDef::WithVar))
         .collect();
-    plan(prog, env_choice, slot_choice, 0)
+    plan(prog, env_choice, slot_choice, 0, true)
 }
 
 /// Plan for the `with` at statement `stmt`: the choice is its variable (a
@@ -351,7 +508,7 @@ pub fn with_plan(prog: &Program, stmt: usize) -> PrunePlan {
             slot_choice[w.slot] = true;
         }
     }
-    plan(prog, env_choice, slot_choice, stmt + 1)
+    plan(prog, env_choice, slot_choice, stmt + 1, false)
 }
 
 /// The `with` plans of every statement (empty for checks), kept in the

@@ -19,10 +19,7 @@ pub fn models(a: ModelsArgs) -> ExitCode {
         for b in litmix::models::BUILTINS {
             outln!("{:16} {}", b.name, b.description);
         }
-        for (n, d) in litmix::op::OPERATIONAL
-            .iter()
-            .chain(litmix::op::rsp_judge::MODELS)
-        {
+        for (n, d) in litmix::op::judge::operational_models() {
             outln!("{n:16} {d}");
         }
         for (a, t) in litmix::models::ALIASES {

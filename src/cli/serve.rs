@@ -61,6 +61,21 @@ pub fn serve(a: ServeArgs) -> ExitCode {
     }
 }
 
+/// Up to `max` picks of the first enabled transition on an example's machine.
+fn bench_picks(example: &str, max: usize) -> Option<Vec<usize>> {
+    let e = litmix::serve::examples::find(example)?;
+    let test = litmix::litmus::parse_str("bench.litmus", e.source).ok()?;
+    let mut picks = Vec::new();
+    while picks.len() < max {
+        let r = litmix::op::step::replay_view(&test, e.model, 2, &picks).ok()?;
+        if r.view.transitions.is_empty() {
+            break;
+        }
+        picks.push(0);
+    }
+    Some(picks)
+}
+
 fn run_bench(limits: ServeLimits, n: usize) -> ExitCode {
     let workers = limits.workers;
     let server = match serve::start(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), limits) {
@@ -105,6 +120,31 @@ fn run_bench(limits: ServeLimits, n: usize) -> ExitCode {
                     eprintln!("litmix: bench failed: {e}");
                     return ExitCode::from(1);
                 }
+            }
+        }
+    }
+    // The step view: a replay of up to 20 picks (always the first enabled
+    // transition) per request, as the page sends after each click.
+    for example in ["MP.flu+inv-before.diffwg", "R"] {
+        let Some(picks) = bench_picks(example, 20) else {
+            eprintln!("litmix: example {example} missing");
+            return ExitCode::from(2);
+        };
+        let Some(body) = bench::step_body(example, &picks) else {
+            eprintln!("litmix: example {example} missing");
+            return ExitCode::from(2);
+        };
+        match bench::latency_at(server.addr(), "/api/step", &body, n) {
+            Ok(l) => println!(
+                "step {example} ({} picks): {n} sequential requests: p50 {:.3} ms, p99 {:.3} ms, mean {:.3} ms",
+                picks.len(),
+                ms(l.quantile(0.5)),
+                ms(l.quantile(0.99)),
+                ms(l.mean())
+            ),
+            Err(e) => {
+                eprintln!("litmix: bench failed: {e}");
+                return ExitCode::from(1);
             }
         }
     }

@@ -1,8 +1,7 @@
 //! `litmix step`: walk an operational machine by hand in the terminal.
 
 use clap::Args;
-use litmix::op::Machine;
-use litmix::op::step::{Stepper, render};
+use litmix::op::step::{Session, render};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,41 +35,20 @@ pub fn step(a: StepArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match a.model.as_str() {
-        "lostpop" => match litmix::op::lostpop::LostPop::new(&test, a.unroll) {
-            Ok(m) => session(&m, &a.replay),
-            Err(d) => {
-                eprintln!("{}", d.render());
-                ExitCode::from(1)
-            }
-        },
-        name if litmix::op::rsp_judge::is_model(name) => {
-            let opts = litmix::exec::CheckOptions {
-                unroll: a.unroll,
-                ..Default::default()
-            };
-            match litmix::op::rsp_cache::RspCache::new(
-                &test,
-                litmix::op::rsp_judge::options(name, &opts),
-            ) {
-                Ok(m) => session(&m, &a.replay),
-                Err(e) => {
-                    eprintln!("{}: {e}", a.file.display());
-                    ExitCode::from(1)
-                }
-            }
-        }
-        other => {
-            eprintln!(
-                "litmix step: '{other}' is not an operational model (expected lostpop, rsp-cache or rsp-cache-nolock)"
-            );
+    match litmix::op::step::open(&test, &a.model, a.unroll) {
+        Ok(mut s) => session(s.as_mut(), &a.replay),
+        Err(e @ litmix::op::step::OpenError::NotOperational(_)) => {
+            eprintln!("litmix step: {e}");
             ExitCode::from(2)
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(1)
         }
     }
 }
 
-fn session<M: Machine>(m: &M, replay: &[usize]) -> ExitCode {
-    let mut s = Stepper::new(m);
+fn session(s: &mut dyn Session, replay: &[usize]) -> ExitCode {
     if let Err(e) = s.replay(replay) {
         eprintln!("litmix step: --replay: {e}");
         return ExitCode::from(1);
@@ -122,7 +100,7 @@ fn session<M: Machine>(m: &M, replay: &[usize]) -> ExitCode {
                 match trace {
                     Ok(t) => match s.replay(&t) {
                         Ok(()) => format!("replayed {} steps", t.len()),
-                        Err(e) => e,
+                        Err(e) => e.to_string(),
                     },
                     Err(_) => "expected: r N,N,...".to_string(),
                 }

@@ -248,14 +248,26 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         .as_ref()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|| test.name.clone());
+    let deadline = opts.timeout.map(|t| start + t);
     let limits = PathLimits {
         unroll: opts.unroll,
         max_paths: opts.max_paths,
         max_events: opts.max_events,
+        deadline,
     };
     let mut thread_paths: Vec<ThreadPaths> = Vec::new();
     for t in &test.threads {
-        thread_paths.push(thread::explore(&file, t, test.locations.len(), limits)?);
+        match thread::explore(&file, t, test.locations.len(), limits) {
+            Ok(p) => thread_paths.push(p),
+            Err(_) if deadline.is_some_and(|d| Instant::now() > d) => {
+                return Err(CheckError::Timeout {
+                    after: start.elapsed(),
+                    candidates: 0,
+                    pruned: 0,
+                });
+            }
+            Err(d) => return Err(d.into()),
+        }
     }
     let observed_terms = observed_terms(test);
     let mut res = CheckResult::new(test, model.name());
@@ -266,7 +278,6 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
     // of the model, not the engine's growing order (docs/pruning.md).
     let prune = opts.prune && !opts.why && !model.binds_co();
     let pruner = Pruner::new(model, prune);
-    let deadline = opts.timeout.map(|t| start + t);
 
     // Cartesian product of thread paths.
     let counts: Vec<usize> = thread_paths.iter().map(|t| t.paths.len()).collect();
@@ -275,6 +286,8 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         return Ok(finish(res, forbidden));
     }
     let mut choice = vec![0usize; counts.len()];
+    // Nodes visited over all path combinations (for the projection).
+    let mut ticks = 0u64;
     loop {
         let paths = choice
             .iter()
@@ -315,9 +328,23 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             probe_evals: 0,
             rf_below: Vec::new(),
             co_below: Vec::new(),
+            pos: Vec::new(),
+            outer_done: 0.0,
+            outer_share: 1.0,
+            ticks,
         };
+        // The share of the path combinations before this one (the first
+        // thread's path varies fastest).
+        let (mut index, mut radix) = (0f64, 1f64);
+        for (t, &c) in choice.iter().enumerate() {
+            index += c as f64 * radix;
+            radix *= counts[t] as f64;
+        }
+        search.outer_done = index / radix;
+        search.outer_share = 1.0 / radix;
         search.plain_bounds();
         let outcome = search.fail_fast().and_then(|()| search.run(0));
+        ticks = search.ticks;
         let (with_nodes, with_pruned) = (search.cache.with_nodes, search.cache.with_pruned);
         res.with_nodes += with_nodes;
         res.with_pruned += with_pruned;
@@ -388,6 +415,17 @@ const MIN_SUBTREE: f64 = 4.0;
 /// With a deadline, searches whose plain bound exceeds 10^this are sized.
 const PROBE_FROM_LOG10: f64 = 4.0;
 
+/// With `--timeout`: after this share of the time, the search projects its
+/// total time from the share of the tree it has covered ...
+const PROJECT_AFTER: f64 = 0.25;
+
+/// ... and gives up with a limit message when the projection exceeds the
+/// timeout this many times over.
+const PROJECT_MARGIN: f64 = 1.5;
+
+/// Nodes between two projections.
+const PROJECT_EVERY: u64 = 256;
+
 struct RfSearch<'s, 'a> {
     skel: &'s Skeleton<'a>,
     model: &'s Model,
@@ -411,6 +449,15 @@ struct RfSearch<'s, 'a> {
     rf_below: Vec<f64>,
     /// `co_below[l]`: coherence orders of locations `0..l`.
     co_below: Vec<f64>,
+    /// Where the search is: per level of the tree (reads, then coherence
+    /// placements), the child being explored and the number of children.
+    pos: Vec<(u32, u32)>,
+    /// The share of the whole test's search (all path combinations) done
+    /// before this skeleton, and this skeleton's share.
+    outer_done: f64,
+    outer_share: f64,
+    /// Nodes visited (the projection is checked every [`PROJECT_EVERY`]).
+    ticks: u64,
 }
 
 /// What a complete candidate needs beyond `rf` and `co`.
@@ -455,7 +502,9 @@ impl RfSearch<'_, '_> {
         let loc = self.skel.events[r].loc.unwrap_or(0);
         let mut sources = vec![self.skel.init[loc]];
         sources.extend(self.skel.writes_by_loc[loc].iter().copied());
-        for w in sources {
+        let n = sources.len() as u32;
+        for (i, w) in sources.into_iter().enumerate() {
+            self.pos.push((i as u32, n));
             self.values.set_rf(r, w);
             self.rf.add(w, r);
             if self.values.value(r) == Eval::Cyclic {
@@ -478,6 +527,7 @@ impl RfSearch<'_, '_> {
                 self.run(k + 1)?;
             }
             self.rf.remove(w, r);
+            self.pos.pop();
         }
         self.values.set_rf(r, usize::MAX);
         Ok(())
@@ -680,8 +730,41 @@ impl RfSearch<'_, '_> {
         self.co_below = co_below;
     }
 
-    /// Fails once the test is past its deadline; publishes progress.
-    fn tick(&self) -> Result<(), CheckError> {
+    /// The share of the test's search tree covered so far, taking every
+    /// subtree of a level to be the same size.
+    fn share_done(&self) -> f64 {
+        let (mut done, mut share) = (self.outer_done, self.outer_share);
+        for &(i, n) in &self.pos {
+            let n = f64::from(n.max(1));
+            done += share * f64::from(i) / n;
+            share /= n;
+        }
+        done
+    }
+
+    /// Fails once the test is past its deadline, or (with `--timeout`) once
+    /// the time projected from the share of the tree covered is
+    /// [`PROJECT_MARGIN`] times over it: a limit message then, rather than
+    /// a timeout later. Publishes progress.
+    fn tick(&mut self) -> Result<(), CheckError> {
+        self.ticks += 1;
+        if self.ticks.is_multiple_of(PROJECT_EVERY)
+            && let Some(limit) = self.opts.timeout
+        {
+            let (elapsed, limit) = (self.start.elapsed().as_secs_f64(), limit.as_secs_f64());
+            let done = self.share_done();
+            if elapsed > limit * PROJECT_AFTER
+                && done > 0.0
+                && elapsed / done > limit * PROJECT_MARGIN
+            {
+                return Err(CheckError::Limit(format!(
+                    "the search would take about {:.0} s: {:.2}% of it done after {elapsed:.1} s \
+                     (projected from the share of the search tree covered), over --timeout {limit} s",
+                    elapsed / done,
+                    done * 100.0
+                )));
+            }
+        }
         if let Some(p) = &self.opts.progress {
             use std::sync::atomic::Ordering::Relaxed;
             p.candidates.store(self.res.candidates, Relaxed);
@@ -881,6 +964,7 @@ impl RfSearch<'_, '_> {
             return self.co_locations(cs, loc, j);
         }
         for i in k..len {
+            self.pos.push(((i - k) as u32, (len - k) as u32));
             cs.order[loc].swap(k, i);
             let e = cs.order[loc][k];
             for &b in &cs.order[loc][k + 1..] {
@@ -894,6 +978,7 @@ impl RfSearch<'_, '_> {
                 cs.co.remove(e, b);
             }
             cs.order[loc].swap(k, i);
+            self.pos.pop();
         }
         Ok(())
     }

@@ -154,6 +154,8 @@ pub struct PathLimits {
     pub max_paths: usize,
     /// Maximum events per path.
     pub max_events: usize,
+    /// Give up (an error; the caller reports the timeout) after this.
+    pub deadline: Option<std::time::Instant>,
 }
 
 struct State {
@@ -197,6 +199,20 @@ pub fn explore(
     }];
     let err = |ins: &Instr, msg: String| Diagnostic::new(file, ins.pos, msg);
     while let Some(mut st) = stack.pop() {
+        if let Some(d) = limits.deadline
+            && std::time::Instant::now() > d
+        {
+            return Err(Diagnostic::new(
+                file,
+                Pos::default(),
+                format!(
+                    "thread P{}: its paths were still being enumerated at the deadline \
+                     ({} so far)",
+                    thread.id,
+                    out.paths.len()
+                ),
+            ));
+        }
         loop {
             if st.events.len() > limits.max_events {
                 return Err(Diagnostic::new(
@@ -528,6 +544,7 @@ mod tests {
             unroll,
             max_paths: 1000,
             max_events: 100,
+            deadline: None,
         };
         explore("t.litmus", &t.threads[thread], t.locations.len(), limits).expect("explores")
     }

@@ -273,14 +273,29 @@ fn explain(
     let mut o = opts.check.clone();
     o.keep_witnesses = 1;
     let tres = run(&compiled.test, target_model, cache, &o)?;
-    if crate::op::rsp_judge::is_model(target_model)
-        && let Ok((_, run)) = crate::op::rsp_judge::check(&compiled.test, target_model, &o)
-        && let Some(trace) = run.trace
+    // A machine's trace in its own notation (the cache machine's Figs.
+    // 4/5 style) when it has one.
+    if let Some(trace) = tres
+        .operational
+        .as_ref()
+        .and_then(|op| op.traces.iter().find(|t| t.satisfies))
+        .and_then(|t| t.text.clone())
     {
         out.push_str(&format!(
             "Target ({target_model}) machine trace reaching it:\n"
         ));
         out.push_str(&trace);
+    } else if let Some(t) = tres
+        .operational
+        .as_ref()
+        .and_then(|op| op.traces.iter().find(|t| t.satisfies))
+    {
+        out.push_str(&format!(
+            "Target ({target_model}) machine trace reaching it:\n"
+        ));
+        for (i, step) in t.steps.iter().enumerate() {
+            out.push_str(&format!("  {:3}. {step}\n", i + 1));
+        }
     } else if let Some(w) = tres.witnesses.first() {
         out.push_str(&format!("Target ({target_model}) execution reaching it:\n"));
         out.push_str(&witness_text(&compiled.test, w));

@@ -29,6 +29,9 @@ pub struct ExploreOptions {
     pub progress: bool,
     /// Expand wide frontiers on the rayon pool.
     pub parallel: bool,
+    /// Give up with [`ExploreError::Timeout`] once past this instant
+    /// (`--timeout`, the playground's time limit).
+    pub deadline: Option<Instant>,
 }
 
 impl Default for ExploreOptions {
@@ -37,6 +40,7 @@ impl Default for ExploreOptions {
             max_states: 5_000_000,
             progress: false,
             parallel: true,
+            deadline: None,
         }
     }
 }
@@ -48,6 +52,8 @@ pub enum ExploreError {
     Limit(String),
     /// A transition could not be applied.
     Machine(MachineError),
+    /// The deadline passed; how long it ran and the states seen so far.
+    Timeout { after: Duration, states: u64 },
 }
 
 impl std::fmt::Display for ExploreError {
@@ -55,6 +61,11 @@ impl std::fmt::Display for ExploreError {
         match self {
             ExploreError::Limit(m) => write!(f, "limit exceeded: {m}"),
             ExploreError::Machine(e) => write!(f, "machine error: {e}"),
+            ExploreError::Timeout { after, states } => write!(
+                f,
+                "timeout after {:.2} s ({states} states)",
+                after.as_secs_f64()
+            ),
         }
     }
 }
@@ -159,7 +170,17 @@ pub fn explore<M: Machine>(
         elapsed: Duration::ZERO,
     };
     let mut witness_node: BTreeMap<Vec<Value>, u32> = BTreeMap::new();
+    let past_deadline = |states: usize| -> Result<(), ExploreError> {
+        match opts.deadline {
+            Some(d) if Instant::now() > d => Err(ExploreError::Timeout {
+                after: start.elapsed(),
+                states: states as u64,
+            }),
+            _ => Ok(()),
+        }
+    };
     while !frontier.is_empty() {
+        past_deadline(nodes.len())?;
         let expanded: Vec<Result<_, MachineError>> =
             if opts.parallel && frontier.len() >= PARALLEL_FRONTIER {
                 frontier.par_iter().map(|(_, s)| expand(m, s)).collect()
@@ -191,6 +212,9 @@ pub fn explore<M: Machine>(
                         m.name(),
                         opts.max_states
                     )));
+                }
+                if nid.is_multiple_of(4096) {
+                    past_deadline(nodes.len())?;
                 }
                 visited.insert(k, nid);
                 nodes.push(Node {

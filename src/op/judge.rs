@@ -4,7 +4,7 @@
 
 use super::explore::{ExploreError, ExploreOptions, explore, replay};
 use super::lostpop::LostPop;
-use super::machine::Machine;
+use super::machine::{Machine, MachineError};
 use super::view::{StateView, state_view};
 use crate::exec::{CheckError, CheckOptions, CheckResult, satisfies};
 use crate::ir::{Test, Value};
@@ -15,6 +15,15 @@ pub const OPERATIONAL: &[(&str, &str)] = &[(
     "lostpop",
     "LOST-POP operational model (seed 000 §4, App. A): x86, PTX and X86+PTX tests, explored exhaustively",
 )];
+
+/// Every operational model with its description: LOST-POP and the cache
+/// machines.
+pub fn operational_models() -> impl Iterator<Item = (&'static str, &'static str)> {
+    OPERATIONAL
+        .iter()
+        .chain(super::rsp_judge::MODELS)
+        .map(|(n, d)| (*n, *d))
+}
 
 /// Whether `name` is an operational model: LOST-POP or one of the GPU
 /// cache machines of [`super::rsp_judge`].
@@ -34,6 +43,11 @@ pub struct OutcomeTrace {
     pub satisfies: bool,
     /// Transition labels, in order.
     pub steps: Vec<String>,
+    /// The machine's own rendering of the trace (steps with state
+    /// snapshots), for outcomes satisfying the condition when the machine
+    /// has a renderer ([`Judging::render`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     /// The final state reached (order constraints for `--dot`).
     pub final_view: StateView,
 }
@@ -48,6 +62,8 @@ pub struct OpReport {
     pub transitions: u64,
     /// Terminal states that are not final (e.g. cut by the unroll bound).
     pub stuck: u64,
+    /// States where the machine's reduction cut the enabled transitions.
+    pub reduced: u64,
     /// One trace per reachable outcome (with [`CheckOptions::trace`] or
     /// witnesses asked for).
     pub traces: Vec<OutcomeTrace>,
@@ -56,12 +72,12 @@ pub struct OpReport {
 /// Checks `test` with the operational model `name`.
 pub fn check(test: &Test, name: &str, opts: &CheckOptions) -> Result<CheckResult, CheckError> {
     if super::rsp_judge::is_model(name) {
-        return super::rsp_judge::check(test, name, opts).map(|(result, _)| result);
+        return super::rsp_judge::check(test, name, opts);
     }
     match name {
         "lostpop" => {
             let m = LostPop::new(test, opts.unroll)?;
-            run_machine(test, &m, opts)
+            run_machine(test, &m, opts, &Judging::new(opts))
         }
         other => Err(CheckError::Limit(format!(
             "unknown operational model '{other}'"
@@ -69,20 +85,57 @@ pub fn check(test: &Test, name: &str, opts: &CheckOptions) -> Result<CheckResult
     }
 }
 
-/// Explores `m` (built for `test`) and reports like an axiomatic check.
+/// A machine's own picture of a whole trace (e.g. the cache machine's
+/// steps with cache snapshots, seed 001 Figs. 4 and 5); without one, a
+/// trace is its transition labels.
+pub type RenderTrace<M> = fn(&M, &[<M as Machine>::Transition]) -> Result<String, MachineError>;
+
+/// How [`run_machine`] explores a machine and renders its traces.
+pub struct Judging<M: Machine> {
+    /// The explorer's limits (from `--max-states`, `--timeout`).
+    pub explore: ExploreOptions,
+    /// The machine's trace renderer, if it has one.
+    pub render: Option<RenderTrace<M>>,
+}
+
+impl<M: Machine> Judging<M> {
+    /// The explorer options for `opts` (`max_states`, `timeout` as a
+    /// deadline from now), a progress spinner on a terminal, no renderer.
+    pub fn new(opts: &CheckOptions) -> Self {
+        Judging {
+            explore: ExploreOptions {
+                max_states: opts.max_states,
+                progress: true,
+                parallel: true,
+                deadline: opts.timeout.map(|t| std::time::Instant::now() + t),
+            },
+            render: None,
+        }
+    }
+
+    /// The same with the machine's own trace renderer.
+    pub fn with_render(mut self, render: RenderTrace<M>) -> Self {
+        self.render = Some(render);
+        self
+    }
+}
+
+/// Explores `m` (built for `test`) and reports like an axiomatic check:
+/// the one judge loop of every operational model.
 pub fn run_machine<M: Machine>(
     test: &Test,
     m: &M,
     opts: &CheckOptions,
+    how: &Judging<M>,
 ) -> Result<CheckResult, CheckError> {
-    let eopts = ExploreOptions {
-        max_states: opts.max_states,
-        progress: true,
-        parallel: true,
-    };
-    let ex = explore(m, &eopts).map_err(|e| match e {
+    let ex = explore(m, &how.explore).map_err(|e| match e {
         ExploreError::Limit(msg) => CheckError::Limit(msg),
         ExploreError::Machine(e) => CheckError::Limit(format!("{}: {e}", m.name())),
+        ExploreError::Timeout { after, states } => CheckError::Timeout {
+            after,
+            candidates: states,
+            pruned: 0,
+        },
     })?;
     let mut res = CheckResult::new(test, m.name());
     res.candidates = ex.states;
@@ -95,15 +148,22 @@ pub fn run_machine<M: Machine>(
         if (opts.trace || opts.keep_witnesses > 0)
             && let Some(tr) = ex.outcomes.get(state)
         {
-            let states = replay(m, tr)
-                .map_err(|e| CheckError::Limit(format!("{}: replay failed: {e}", m.name())))?;
+            let failed =
+                |e: MachineError| CheckError::Limit(format!("{}: replay failed: {e}", m.name()));
+            let states = replay(m, tr).map_err(failed)?;
             let steps = tr.iter().zip(&states).map(|(t, s)| m.label(s, t)).collect();
             let last = states.last().cloned().unwrap_or_else(|| m.initial());
+            // Only the traces `--trace` prints get the machine's picture.
+            let text = match how.render {
+                Some(render) if sat => Some(render(m, tr).map_err(failed)?),
+                _ => None,
+            };
             traces.push(OutcomeTrace {
                 state: state.clone(),
                 outcome: crate::report::state_text(test, &res.observed, state),
                 satisfies: sat,
                 steps,
+                text,
                 final_view: state_view(m, &last),
             });
         }
@@ -115,6 +175,7 @@ pub fn run_machine<M: Machine>(
         states: ex.states,
         transitions: ex.transitions,
         stuck: ex.stuck,
+        reduced: ex.reduced,
         traces,
     }));
     Ok(res)
@@ -145,8 +206,13 @@ pub fn trace_text(test: &Test, r: &CheckResult) -> String {
             t.outcome,
             t.steps.len()
         ));
-        for (i, s) in t.steps.iter().enumerate() {
-            out.push_str(&format!("  {:3}. {s}\n", i + 1));
+        match &t.text {
+            Some(text) => out.push_str(text),
+            None => {
+                for (i, s) in t.steps.iter().enumerate() {
+                    out.push_str(&format!("  {:3}. {s}\n", i + 1));
+                }
+            }
         }
     }
     out

@@ -13,8 +13,9 @@
 
 use super::machine::{Machine, MachineError};
 use super::view::{ItemView, StateView, ThreadView};
+use crate::diag::Diagnostic;
 use crate::exec::observed_terms;
-use crate::ir::{BinOp, Operand, Reg, Term, Test, Value};
+use crate::ir::{BinOp, Operand, Pos, Reg, Term, Test, Value};
 use crate::litmus::rsp::{self, Level, Op, Scope};
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
@@ -234,9 +235,15 @@ enum Observed {
 
 impl RspCache {
     /// Builds the machine for `test` (an `RSP` assembly test). Errors name
-    /// what the machine cannot run.
-    pub fn new(test: &Test, opts: RspOptions) -> Result<Self, MachineError> {
-        let err = |m: String| MachineError(m);
+    /// what the machine cannot run and, for an instruction, where it is.
+    pub fn new(test: &Test, opts: RspOptions) -> Result<Self, Diagnostic> {
+        let file = test
+            .file
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| test.name.clone());
+        let at = |pos: Pos, m: String| Diagnostic::new(&file, pos, m);
+        let err = |m: String| at(Pos::default(), m);
         if test.has_aliases() {
             return Err(err("rsp-cache: location aliases are not supported".into()));
         }
@@ -286,7 +293,7 @@ impl RspCache {
             let mut text = Vec::new();
             for ins in &th.code {
                 let op = rsp::decode(ins, test, &|l| labels.get(l).copied())
-                    .map_err(|m| err(format!("P{}: {m}", th.id)))?;
+                    .map_err(|m| at(ins.pos, format!("P{}: {m}", th.id)))?;
                 code.push(op);
                 text.push(ins.text.clone());
             }
@@ -352,7 +359,7 @@ impl RspCache {
                 Term::Loc(l) => Ok(Observed::Loc(test.physical(l))),
                 Term::Const(v) => Ok(Observed::Const(v)),
             })
-            .collect::<Result<Vec<_>, MachineError>>()?;
+            .collect::<Result<Vec<_>, Diagnostic>>()?;
         let has = |f: &dyn Fn(&Op) -> bool| threads.iter().any(|t| t.code.iter().any(f));
         let has_flu_l1 = has(&|o| matches!(o, Op::FluL1(_)));
         let has_flu_l2 = has(&|o| matches!(o, Op::FluL2(_)));
@@ -880,13 +887,18 @@ impl RspCache {
         lines
     }
 
-    /// A trace in the style of Figs. 4 and 5: one line per step (thread,
-    /// instruction or environment transition), followed by the caches the
-    /// step changed.
+    /// A trace in the style of Figs. 4 and 5: the caches at the start, one
+    /// line per step (thread, instruction or environment transition with
+    /// its cache), followed by the caches the step changed, and the whole
+    /// machine again at the end.
     pub fn render_trace(&self, trace: &[Step]) -> Result<String, MachineError> {
         let mut out = String::new();
         let mut s = self.initial();
         let mut before = self.snapshot(&s);
+        out.push_str("     initially:\n");
+        for line in &before {
+            let _ = writeln!(out, "       {line}");
+        }
         for (i, step) in trace.iter().enumerate() {
             let label = self.label(&s, step);
             s = self.apply(&s, step)?;
@@ -898,6 +910,10 @@ impl RspCache {
                 }
             }
             before = after;
+        }
+        out.push_str("     finally:\n");
+        for line in &before {
+            let _ = writeln!(out, "       {line}");
         }
         Ok(out)
     }

@@ -327,5 +327,11 @@ fn machine_refuses_other_dialects() {
     )
     .unwrap();
     let e = RspCache::new(&test, RspOptions::default()).err().unwrap();
-    assert!(e.0.contains("not an RSP instruction"), "{e}");
+    assert!(
+        e.message.contains("not an RSP instruction"),
+        "{}",
+        e.render()
+    );
+    // It points at the instruction.
+    assert_eq!((e.pos.line, e.pos.col), (4, 2), "{}", e.render());
 }

@@ -1,14 +1,20 @@
-//! Stepping through a machine by hand (`litmix step`): a session keeps the
-//! path taken from the initial state, so a user (or the web playground) can
-//! pick an enabled transition, undo, or replay a whole trace. The session
-//! works on any [`Machine`]; what it shows is the plain [`StateView`].
+//! Stepping through a machine by hand (`litmix step` and the playground's
+//! step view): a session keeps the path taken from the initial state, so a
+//! user can pick an enabled transition, undo, or replay a whole trace. The
+//! session works on any [`Machine`]; what it shows is the plain
+//! [`StateView`]. [`open`] builds the session for an operational model by
+//! name and [`replay_view`] is the one call both front ends make to replay
+//! a list of picks.
 
 use super::machine::{Machine, MachineError};
 use super::view::{StateView, state_view};
+use crate::diag::Diagnostic;
+use crate::ir::Test;
+use serde::Serialize;
 
-/// A stepping session over one machine.
-pub struct Stepper<'m, M: Machine> {
-    machine: &'m M,
+/// A stepping session over one machine (which it owns).
+pub struct Stepper<M: Machine> {
+    machine: M,
     /// States from the initial one to the current one (never empty).
     states: Vec<M::State>,
     /// Labels of the transitions taken, one fewer than `states`.
@@ -17,12 +23,13 @@ pub struct Stepper<'m, M: Machine> {
     picks: Vec<usize>,
 }
 
-impl<'m, M: Machine> Stepper<'m, M> {
+impl<M: Machine> Stepper<M> {
     /// A session at the machine's initial state.
-    pub fn new(machine: &'m M) -> Self {
+    pub fn new(machine: M) -> Self {
+        let initial = machine.initial();
         Stepper {
             machine,
-            states: vec![machine.initial()],
+            states: vec![initial],
             taken: Vec::new(),
             picks: Vec::new(),
         }
@@ -31,22 +38,65 @@ impl<'m, M: Machine> Stepper<'m, M> {
     fn current(&self) -> &M::State {
         self.states.last().expect("a session always has a state")
     }
+}
 
+/// What a stepping front end can do with a session, whatever the machine
+/// (so that one can be chosen by model name at run time, see [`open`]).
+pub trait Session {
+    /// The machine's name (`lostpop`, `rsp-cache`).
+    fn model(&self) -> &str;
     /// The view of the current state, enabled transitions numbered.
-    pub fn view(&self) -> StateView {
-        state_view(self.machine, self.current())
+    fn view(&self) -> StateView;
+    /// Takes enabled transition number `index`; an error (and no change)
+    /// when there is no such transition. The label of the step taken.
+    fn pick(&mut self, index: usize) -> Result<String, String>;
+    /// Goes back one step; false at the initial state.
+    fn undo(&mut self) -> bool;
+    /// Restarts from the initial state and picks `trace` in turn; stops at
+    /// the first index that is not enabled, with its error (the session is
+    /// then at the state before that step).
+    fn replay(&mut self, trace: &[usize]) -> Result<(), ReplayError>;
+    /// Labels of the transitions taken so far.
+    fn history(&self) -> &[String];
+    /// The picks so far, replayable with [`Session::replay`].
+    fn picks(&self) -> &[usize];
+}
+
+/// A pick that could not be replayed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayError {
+    /// Position of the failing pick in the list (0-based).
+    pub at: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "step {}: {}", self.at + 1, self.message)
+    }
+}
+
+impl<M: Machine> Session for Stepper<M> {
+    fn model(&self) -> &str {
+        self.machine.name()
     }
 
-    /// Takes enabled transition number `index`; an error (and no change)
-    /// when there is no such transition.
-    pub fn pick(&mut self, index: usize) -> Result<String, String> {
+    fn view(&self) -> StateView {
+        state_view(&self.machine, self.current())
+    }
+
+    fn pick(&mut self, index: usize) -> Result<String, String> {
         let enabled = self.machine.enabled(self.current());
         let Some(t) = enabled.get(index) else {
-            return Err(format!(
-                "no transition {index}: {} enabled (0..{})",
-                enabled.len(),
-                enabled.len().saturating_sub(1)
-            ));
+            return Err(if enabled.is_empty() {
+                format!("no transition {index}: none is enabled")
+            } else {
+                format!(
+                    "no transition {index}: {} enabled (0..{})",
+                    enabled.len(),
+                    enabled.len() - 1
+                )
+            });
         };
         let label = self.machine.label(self.current(), t);
         let next = self
@@ -59,8 +109,7 @@ impl<'m, M: Machine> Stepper<'m, M> {
         Ok(label)
     }
 
-    /// Goes back one step; false at the initial state.
-    pub fn undo(&mut self) -> bool {
+    fn undo(&mut self) -> bool {
         if self.states.len() == 1 {
             return false;
         }
@@ -70,26 +119,122 @@ impl<'m, M: Machine> Stepper<'m, M> {
         true
     }
 
-    /// Restarts from the initial state and picks `trace` in turn; stops at
-    /// the first index that is not enabled, with its error.
-    pub fn replay(&mut self, trace: &[usize]) -> Result<(), String> {
+    fn replay(&mut self, trace: &[usize]) -> Result<(), ReplayError> {
         self.states.truncate(1);
         self.taken.clear();
         self.picks.clear();
-        for (k, &i) in trace.iter().enumerate() {
-            self.pick(i).map_err(|e| format!("step {}: {e}", k + 1))?;
+        for (at, &i) in trace.iter().enumerate() {
+            self.pick(i)
+                .map_err(|message| ReplayError { at, message })?;
         }
         Ok(())
     }
 
-    /// Labels of the transitions taken so far.
-    pub fn history(&self) -> &[String] {
+    fn history(&self) -> &[String] {
         &self.taken
     }
 
-    /// The picks so far, replayable with [`Stepper::replay`].
-    pub fn picks(&self) -> &[usize] {
+    fn picks(&self) -> &[usize] {
         &self.picks
+    }
+}
+
+/// Why a session could not be opened.
+#[derive(Clone, Debug)]
+pub enum OpenError {
+    /// The model is not an operational one.
+    NotOperational(String),
+    /// The test uses a construct the machine cannot run (with its
+    /// position).
+    Diagnostic(Diagnostic),
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::NotOperational(m) => write!(
+                f,
+                "'{m}' is not an operational model (expected lostpop, rsp-cache or rsp-cache-nolock)"
+            ),
+            OpenError::Diagnostic(d) => f.write_str(&d.render()),
+        }
+    }
+}
+
+/// A session of the operational model `model` on `test`, at its initial
+/// state; `unroll` bounds backward jumps as `--unroll` does.
+pub fn open<'t>(
+    test: &'t Test,
+    model: &str,
+    unroll: usize,
+) -> Result<Box<dyn Session + 't>, OpenError> {
+    if model == "lostpop" {
+        let m = super::lostpop::LostPop::new(test, unroll).map_err(OpenError::Diagnostic)?;
+        return Ok(Box::new(Stepper::new(m)));
+    }
+    if super::rsp_judge::is_model(model) {
+        let opts = crate::exec::CheckOptions {
+            unroll,
+            ..Default::default()
+        };
+        let m = super::rsp_cache::RspCache::new(test, super::rsp_judge::options(model, &opts))
+            .map_err(OpenError::Diagnostic)?;
+        return Ok(Box::new(Stepper::new(m)));
+    }
+    Err(OpenError::NotOperational(model.to_string()))
+}
+
+/// The state reached by replaying `picks` from the initial state: what
+/// `litmix step --replay` shows and what the playground's `POST /api/step`
+/// answers.
+#[derive(Clone, Debug, Serialize)]
+pub struct Replayed {
+    /// The machine's name.
+    pub model: String,
+    /// The picks taken (all of them when `error` is `None`).
+    pub picks: Vec<usize>,
+    /// Labels of the transitions taken, one per pick.
+    pub history: Vec<String>,
+    /// The state after them, its enabled transitions numbered for the next
+    /// pick.
+    pub view: StateView,
+    /// The same as `litmix step` prints it ([`render`]).
+    pub text: String,
+}
+
+/// Opens `model` on `test` and replays `picks`. A pick that is not enabled
+/// is an error naming its position.
+pub fn replay_view(
+    test: &Test,
+    model: &str,
+    unroll: usize,
+    picks: &[usize],
+) -> Result<Replayed, StepError> {
+    let mut s = open(test, model, unroll).map_err(StepError::Open)?;
+    s.replay(picks).map_err(StepError::Pick)?;
+    let view = s.view();
+    Ok(Replayed {
+        model: s.model().to_string(),
+        picks: s.picks().to_vec(),
+        history: s.history().to_vec(),
+        text: render(&view),
+        view,
+    })
+}
+
+/// Why [`replay_view`] failed.
+#[derive(Clone, Debug)]
+pub enum StepError {
+    Open(OpenError),
+    Pick(ReplayError),
+}
+
+impl std::fmt::Display for StepError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StepError::Open(e) => e.fmt(f),
+            StepError::Pick(e) => e.fmt(f),
+        }
     }
 }
 

@@ -148,3 +148,56 @@ fn view_lists_enabled_transitions() {
     let json = serde_json::to_string(&v).unwrap();
     assert!(json.contains("\"transitions\""));
 }
+
+#[test]
+fn deadline_is_a_timeout_and_a_far_one_changes_nothing() {
+    let m = Counter { threads: 4 };
+    let past = std::time::Instant::now();
+    let e = explore(
+        &m,
+        &ExploreOptions {
+            deadline: Some(past),
+            ..ExploreOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(e, ExploreError::Timeout { .. }), "{e}");
+    assert!(e.to_string().starts_with("timeout after"), "{e}");
+    let far = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+    let with = explore(
+        &m,
+        &ExploreOptions {
+            deadline: Some(far),
+            ..ExploreOptions::default()
+        },
+    )
+    .unwrap();
+    let without = explore(&m, &ExploreOptions::default()).unwrap();
+    assert_eq!(with.states, without.states);
+    assert_eq!(with.outcomes, without.outcomes);
+}
+
+#[test]
+fn a_session_picks_undoes_and_replays_any_machine() {
+    use super::step::{Session, Stepper};
+    let mut s = Stepper::new(Counter { threads: 2 });
+    assert_eq!(s.model(), "counter");
+    assert_eq!(s.pick(1).unwrap(), "P1 load");
+    assert_eq!(s.pick(0).unwrap(), "P0 load");
+    assert_eq!(s.history(), ["P1 load", "P0 load"]);
+    let two = s.view();
+    assert!(s.undo());
+    assert_ne!(s.view(), two);
+    assert!(
+        s.pick(7)
+            .unwrap_err()
+            .starts_with("no transition 7: 2 enabled")
+    );
+    s.replay(&[1, 0]).unwrap();
+    assert_eq!(s.view(), two);
+    assert_eq!(s.picks(), [1, 0]);
+    let e = s.replay(&[0, 0, 0, 5]).unwrap_err();
+    assert_eq!(e.at, 3);
+    assert_eq!(s.picks(), [0, 0, 0], "stops before the bad pick");
+    assert!(s.undo() && s.undo() && s.undo() && !s.undo());
+}

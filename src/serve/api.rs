@@ -1,10 +1,12 @@
-//! The JSON API: `POST /api/run`, `GET /api/models`, `GET /api/examples`.
+//! The JSON API: `POST /api/run`, `POST /api/step`, `GET /api/models`,
+//! `GET /api/examples`.
 //!
 //! Every error is a JSON object with an `"error"` string; parse errors add
 //! `file`, `line`, `col` (and `expected` when known), limits add `limit`.
 
 use super::AppState;
 use super::check::{RunRequest, run_check};
+use super::step::{StepRequest, run_step};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -21,6 +23,7 @@ pub fn routes(state: Arc<AppState>) -> Router {
     let body_limit = state.limits.body_bytes;
     Router::new()
         .route("/api/run", post(run))
+        .route("/api/step", post(step))
         .route("/api/models", get(models))
         .route("/api/examples", get(examples))
         .layer(DefaultBodyLimit::max(body_limit))
@@ -38,6 +41,36 @@ pub fn error(status: StatusCode, message: impl Into<String>) -> Response {
 }
 
 async fn run(State(st): State<Arc<AppState>>, body: Result<Bytes, BytesRejection>) -> Response {
+    on_worker::<RunRequest>(
+        st,
+        body,
+        "a run request",
+        r#"{"source": "<litmus text>", "model": "ptx6", "why": true}"#,
+        run_check,
+    )
+    .await
+}
+
+async fn step(State(st): State<Arc<AppState>>, body: Result<Bytes, BytesRejection>) -> Response {
+    on_worker::<StepRequest>(
+        st,
+        body,
+        "a step request",
+        r#"{"source": "<litmus text>", "model": "lostpop", "picks": [0, 2]}"#,
+        run_step,
+    )
+    .await
+}
+
+/// Reads a JSON request `R` (body limit, shape), then runs `job` on a
+/// blocking worker of the pool, all within the time limit.
+async fn on_worker<R: serde::de::DeserializeOwned + Send + 'static>(
+    st: Arc<AppState>,
+    body: Result<Bytes, BytesRejection>,
+    what: &str,
+    example: &str,
+    job: fn(&Arc<AppState>, &R) -> (StatusCode, Json),
+) -> Response {
     let start = Instant::now();
     let body = match body {
         Ok(b) => b,
@@ -55,15 +88,12 @@ async fn run(State(st): State<Arc<AppState>>, body: Result<Bytes, BytesRejection
         }
         Err(r) => return error(r.status(), format!("cannot read the request body: {r}")),
     };
-    let req: RunRequest = match serde_json::from_slice(&body) {
+    let req: R = match serde_json::from_slice(&body) {
         Ok(r) => r,
         Err(e) => {
             return error(
                 StatusCode::BAD_REQUEST,
-                format!(
-                    "the request body is not a run request: {e} (expected JSON like \
-                     {{\"source\": \"<litmus text>\", \"model\": \"ptx6\", \"why\": true}})"
-                ),
+                format!("the request body is not {what}: {e} (expected JSON like {example})"),
             );
         }
     };
@@ -101,7 +131,7 @@ async fn run(State(st): State<Arc<AppState>>, body: Result<Bytes, BytesRejection
         // The permit is held until the check ends, even if the client has
         // stopped waiting: the pool never runs more checks than it has.
         let _permit = permit;
-        run_check(&worker_state, &req)
+        job(&worker_state, &req)
     });
     let left = time.saturating_sub(start.elapsed());
     match tokio::time::timeout(left, job).await {
@@ -127,9 +157,17 @@ async fn models() -> Response {
         .iter()
         .map(|a| (a.to_string(), json!(crate::models::default_for_arch(a))))
         .collect();
+    let operational: Vec<Json> = crate::op::judge::operational_models()
+        .map(|(name, description)| json!({"name": name, "description": description}))
+        .collect();
     json_response(
         StatusCode::OK,
-        json!({"models": models, "aliases": aliases, "defaults": defaults}),
+        json!({
+            "models": models,
+            "aliases": aliases,
+            "defaults": defaults,
+            "operational": operational,
+        }),
     )
 }
 

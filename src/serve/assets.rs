@@ -15,6 +15,8 @@ pub const APP_JS: &str = include_str!("assets/app.js");
 pub const EDITOR_JS: &str = include_str!("assets/editor.js");
 /// `graph.js`: the layered SVG renderer of executions.
 pub const GRAPH_JS: &str = include_str!("assets/graph.js");
+/// `step.js`: the step view of operational models.
+pub const STEP_JS: &str = include_str!("assets/step.js");
 /// `style.css`.
 pub const STYLE_CSS: &str = include_str!("assets/style.css");
 /// `favicon.svg`.
@@ -57,6 +59,10 @@ pub fn routes() -> Router {
         .route(
             "/graph.js",
             get(|| async { asset("text/javascript; charset=utf-8", GRAPH_JS) }),
+        )
+        .route(
+            "/step.js",
+            get(|| async { asset("text/javascript; charset=utf-8", STEP_JS) }),
         )
         .route(
             "/style.css",

@@ -1,5 +1,6 @@
 //! `litmix serve --bench N`: request latency and throughput of `POST
-//! /api/run` on loopback, against a server started in the same process.
+//! /api/run`, and latency of `POST /api/step`, on loopback, against a
+//! server started in the same process.
 
 use super::client::Client;
 use std::net::SocketAddr;
@@ -44,8 +45,23 @@ pub fn body(example: &str, page: bool) -> Option<Vec<u8>> {
     serde_json::to_vec(&v).ok()
 }
 
+/// The `POST /api/step` body replaying `picks` over an example's machine.
+pub fn step_body(example: &str, picks: &[usize]) -> Option<Vec<u8>> {
+    let e = super::examples::find(example)?;
+    let v = serde_json::json!({
+        "source": e.source,
+        "model": e.model,
+        "picks": picks,
+    });
+    serde_json::to_vec(&v).ok()
+}
+
 fn one(c: &mut Client, body: &[u8]) -> std::io::Result<()> {
-    let r = c.post_json("/api/run", body)?;
+    one_at(c, "/api/run", body)
+}
+
+fn one_at(c: &mut Client, path: &str, body: &[u8]) -> std::io::Result<()> {
+    let r = c.post_json(path, body)?;
     if r.status != 200 {
         return Err(std::io::Error::other(format!(
             "status {}: {}",
@@ -56,15 +72,20 @@ fn one(c: &mut Client, body: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// `n` requests one after the other on one keep-alive connection.
+/// `n` runs one after the other on one keep-alive connection.
 pub fn latency(addr: SocketAddr, body: &[u8], n: usize) -> std::io::Result<Latency> {
+    latency_at(addr, "/api/run", body, n)
+}
+
+/// `n` requests to `path` one after the other on one keep-alive connection.
+pub fn latency_at(addr: SocketAddr, path: &str, body: &[u8], n: usize) -> std::io::Result<Latency> {
     let mut c = Client::connect(addr, Duration::from_secs(30))?;
     // Warm-up: the model is parsed on first use.
-    one(&mut c, body)?;
+    one_at(&mut c, path, body)?;
     let mut samples = Vec::with_capacity(n);
     for _ in 0..n {
         let t = Instant::now();
-        one(&mut c, body)?;
+        one_at(&mut c, path, body)?;
         samples.push(t.elapsed());
     }
     Ok(Latency { samples })

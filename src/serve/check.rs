@@ -61,6 +61,7 @@ pub fn options(st: &AppState, req: &RunRequest) -> CheckOptions {
         max_paths: l.max_paths,
         why: req.why,
         keep_witnesses: if req.graphs { GRAPH_WITNESSES } else { 0 },
+        max_states: l.max_states,
         // The engine stops at this deadline itself, so a cut-off check
         // frees its worker instead of running on to its candidate budget.
         timeout: Some(l.time),
@@ -83,12 +84,22 @@ pub fn run_check(st: &Arc<AppState>, req: &RunRequest) -> (StatusCode, Json) {
         Ok(t) => t,
         Err(d) => return (StatusCode::BAD_REQUEST, diagnostic_json(&file, &d)),
     };
-    let (model, name) = match load_model(st, req, &test) {
-        Ok(m) => m,
-        Err(body) => return (StatusCode::BAD_REQUEST, body),
-    };
     let opts = options(st, req);
-    match crate::driver::check_parsed(&test, &model, name, &opts) {
+    let spec = req
+        .model
+        .as_deref()
+        .unwrap_or_else(|| crate::models::default_for_arch(&test.arch));
+    let checked = if req.cat.is_none() && crate::op::is_operational(spec) {
+        // An operational model: the same judge as `run --model`.
+        crate::op::judge::check(&test, spec, &opts)
+    } else {
+        let (model, name) = match load_model(st, req, &test) {
+            Ok(m) => m,
+            Err(body) => return (StatusCode::BAD_REQUEST, body),
+        };
+        crate::driver::check_parsed(&test, &model, name, &opts)
+    };
+    match checked {
         Ok(result) => {
             let mut body = report::json::result(&file, &test, &result);
             if req.graphs {
@@ -146,6 +157,7 @@ fn load_model(st: &AppState, req: &RunRequest, test: &Test) -> Result<(Arc<Model
             .iter()
             .map(|b| b.name)
             .chain(crate::models::ALIASES.iter().map(|a| a.0))
+            .chain(crate::op::judge::operational_models().map(|m| m.0))
             .collect();
         return Err(json!({
             "error": format!(

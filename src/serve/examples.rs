@@ -26,7 +26,7 @@ macro_rules! example {
 }
 
 /// Every bundled example, in picker order (MP, SB, IRIW, WRC per dialect,
-/// the seeds' figures, the proxy tests).
+/// the seeds' figures, the proxy tests, operational machines).
 pub const EXAMPLES: &[Example] = &[
     example!("PTX", "MP+weak", "ptx6", "tests/models/ptx6/MP+weak.litmus"),
     example!(
@@ -223,6 +223,30 @@ pub const EXAMPLES: &[Example] = &[
         "Fig8f-wrong-order",
         "ptx75",
         "tests/models/ptx75/Fig8f-wrong-order.litmus"
+    ),
+    example!(
+        "Operational: LOST-POP (seed 000)",
+        "R",
+        "lostpop",
+        "tests/models/x86tso/R.litmus"
+    ),
+    example!(
+        "Operational: GPU cache machine (seed 001)",
+        "MP.flu+inv-before.diffwg",
+        "rsp-cache",
+        "tests/models/rsp-cache/MP.flu+inv-before.diffwg.litmus"
+    ),
+    example!(
+        "Operational: GPU cache machine (seed 001)",
+        "MP.flu+inv-after.diffwg",
+        "rsp-cache",
+        "tests/models/rsp-cache/MP.flu+inv-after.diffwg.litmus"
+    ),
+    example!(
+        "Operational: GPU cache machine (seed 001)",
+        "Fig5.original",
+        "rsp-cache",
+        "tests/models/rsp-cache/Fig5.original.litmus"
     ),
 ];
 

@@ -1,10 +1,12 @@
 //! The web playground (`litmix serve`): an HTTP layer over the same driver
 //! the command line uses, and the page's assets embedded in the binary.
 //!
-//! - [`api`]: `POST /api/run`, `GET /api/models`, `GET /api/examples`, the
-//!   request limits and the JSON errors.
-//! - [`check`]: one check, run on a blocking worker (parse, model, driver,
-//!   the response object).
+//! - [`api`]: `POST /api/run`, `POST /api/step`, `GET /api/models`,
+//!   `GET /api/examples`, the request limits and the JSON errors.
+//! - [`check`]: one check, run on a blocking worker (parse, model, driver
+//!   or operational judge, the response object).
+//! - [`step`]: the step view of operational models: picks replayed over
+//!   the machine by the same call `litmix step` makes.
 //! - [`assets`]: the page (HTML, JS with the editor and the SVG graph
 //!   renderer, CSS), served with a policy that forbids any other origin.
 //! - [`examples`]: the bundled examples, the project's own verdict-tested
@@ -24,6 +26,7 @@ pub mod bench;
 pub mod check;
 pub mod client;
 pub mod examples;
+pub mod step;
 
 use crate::driver::ModelCache;
 use std::net::SocketAddr;
@@ -48,6 +51,10 @@ pub struct ServeLimits {
     pub unroll: usize,
     /// Checks running at once (blocking worker threads).
     pub workers: usize,
+    /// Machine states one check of an operational model may visit.
+    pub max_states: usize,
+    /// Picks one `POST /api/step` may replay.
+    pub max_picks: usize,
 }
 
 impl Default for ServeLimits {
@@ -64,6 +71,12 @@ impl Default for ServeLimits {
             workers: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2),
+            // LOST-POP visits about 15,000 states a second on one core
+            // (issue 9's figures): a few seconds, the time bound answers
+            // anyway.
+            max_states: 200_000,
+            // Machine traces of the tests the page runs are tens of steps.
+            max_picks: 1_000,
         }
     }
 }

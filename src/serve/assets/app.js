@@ -1,4 +1,5 @@
-// litmix playground: pickers, Run, results, shareable links.
+// litmix playground: pickers, Run, results, shareable links; the step
+// view of operational models lives in step.js.
 "use strict";
 
 (() => {
@@ -12,6 +13,11 @@
   const status = $("status");
   let examples = [];
   let running = false;
+  // Operational models (a step view) and the default model per arch.
+  let operational = new Set();
+  let defaults = {};
+  const stepper = LitmixStep.create($("step"), () => ({ source: editor.get(), model: modelSel.value }));
+  let stepKey = null;
 
   function h(tag, attrs, ...children) {
     const e = document.createElement(tag);
@@ -45,6 +51,8 @@
     if (modelSel.value) parts.push("model=" + encodeURIComponent(modelSel.value));
     parts.push("test=" + b64encode(editor.get()));
     if (catText.value.trim()) parts.push("cat=" + b64encode(catText.value));
+    const picks = stepper.visible() ? stepper.picks() : [];
+    if (picks.length) parts.push("picks=" + picks.join(","));
     return "#" + parts.join("&");
   }
   function readFragment() {
@@ -57,6 +65,7 @@
         test: params.has("test") ? b64decode(params.get("test")) : null,
         cat: params.has("cat") ? b64decode(params.get("cat")) : "",
         example: params.get("example"),
+        picks: (params.get("picks") || "").split(",").filter((x) => /^\d+$/.test(x)).map(Number),
       };
     } catch (e) {
       setStatus("The link's test could not be decoded.", true);
@@ -83,6 +92,13 @@
     for (const a of m.aliases) {
       modelSel.append(h("option", { value: a.alias, title: `alias of ${a.target}` }, `${a.alias} (= ${a.target})`));
     }
+    const ops = h("optgroup", { label: "operational (step view)" });
+    for (const x of m.operational || []) {
+      operational.add(x.name);
+      ops.append(h("option", { value: x.name, title: x.description }, x.name));
+    }
+    if (ops.children.length) modelSel.append(ops);
+    defaults = m.defaults || {};
     examples = ex.examples;
     exampleSel.innerHTML = "";
     exampleSel.append(h("option", { value: "" }, "— pick an example —"));
@@ -104,6 +120,34 @@
     modelSel.value = e.model;
     catText.value = "";
     exampleSel.value = String(i);
+    // The results shown were another test's.
+    results.innerHTML = "";
+    results.append(h("p", { class: "hint" }, `${e.name}: press Run to check it under ${e.model}.`));
+    syncStep([]);
+  }
+
+  // --- step view: shown when the chosen model is operational ---
+  function chosenModel() {
+    if (modelSel.value) return modelSel.value;
+    const arch = (editor.get().trim().split(/\s+/)[0] || "").toUpperCase();
+    return defaults[arch] || "";
+  }
+  // Shows the step view at `picks` (or, when null, where it was if the test
+  // and model are unchanged, else the initial state); hides it otherwise.
+  function syncStep(picks) {
+    if (catText.value.trim() || !operational.has(chosenModel())) {
+      stepKey = null;
+      stepper.hide();
+      return;
+    }
+    const key = modelSel.value + "\u0000" + editor.get();
+    if (picks === null) {
+      // Run on the same test and model keeps the steps taken.
+      if (key === stepKey && stepper.visible()) return;
+      picks = [];
+    }
+    stepKey = key;
+    stepper.show(picks);
   }
 
   // --- run ---
@@ -116,6 +160,7 @@
     if (catText.value.trim()) body.cat = catText.value;
     else if (modelSel.value) body.model = modelSel.value;
     const t0 = performance.now();
+    syncStep(null);
     try {
       const r = await fetch("/api/run", {
         method: "POST",
@@ -198,13 +243,14 @@
     });
     table.append(tbody);
     results.append(h("h2", {}, "Outcomes"), table);
+    const judged = operational.has(d.model) ? "machine states explored" : "candidate executions judged";
     results.append(h("p", { class: "meta" },
-      `${d.candidates} candidate executions judged in ${Number(d.time_ms).toFixed(2)} ms` +
+      `${d.candidates} ${judged} in ${Number(d.time_ms).toFixed(2)} ms` +
       (d.cut_paths ? `; ${d.cut_paths} thread paths cut by the unroll bound` : "") +
       (d.cyclic_discarded ? `; ${d.cyclic_discarded} out-of-thin-air choices discarded` : "")));
     if (d.why_text) {
       results.append(h("h2", {}, "Why"), h("pre", { class: "why", id: "why-text" }, d.why_text));
-    } else if (whyBox.checked && d.forbidden.length === 0 && d.allowed_why.length === 0) {
+    } else if (whyBox.checked && d.forbidden.length === 0 && d.allowed_why.length === 0 && !operational.has(d.model)) {
       results.append(h("p", { class: "meta" }, "Why: nothing to explain (no outcome the condition names is forbidden, and the model names no reason for the allowed ones)."));
     }
     const exs = d.executions || [];
@@ -221,6 +267,8 @@
         list.append(fig);
       });
       results.append(list);
+    } else if (operational.has(d.model)) {
+      results.append(h("p", { class: "meta" }, "An operational model: walk its machine in the step view below."));
     } else {
       results.append(h("p", { class: "meta" }, "No execution to draw: no allowed execution matches the condition" + (whyBox.checked ? " and none is forbidden with an explanation." : " (tick 'why' to see forbidden ones).")));
     }
@@ -242,6 +290,7 @@
   exampleSel.addEventListener("change", () => {
     if (exampleSel.value !== "") loadExample(Number(exampleSel.value));
   });
+  modelSel.addEventListener("change", () => syncStep([]));
   editor.onChange(() => { exampleSel.value = ""; });
   $("share").addEventListener("click", async () => {
     const frag = linkFragment();
@@ -262,6 +311,7 @@
       catText.value = f.cat;
       const same = examples.findIndex((e) => e.source === f.test);
       if (same >= 0) exampleSel.value = String(same);
+      syncStep(f.picks);
       run();
     } else if (f && f.example) {
       const i = examples.findIndex((e) => e.name === f.example);
