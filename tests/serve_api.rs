@@ -430,7 +430,9 @@ fn runaway_test_is_cut_off_while_others_are_answered() {
             .unwrap();
         (r, t.elapsed(), Instant::now())
     });
-    std::thread::sleep(Duration::from_millis(200));
+    // Soon after it started (the engine may give up on it once a quarter of
+    // the limit has passed, when it projects it cannot finish in time).
+    std::thread::sleep(Duration::from_millis(50));
     // Meanwhile: the lists and a real check are answered.
     let mut c = client(&s);
     let t = Instant::now();
@@ -458,7 +460,9 @@ fn runaway_test_is_cut_off_while_others_are_answered() {
         v["error"].as_str().unwrap().contains("time limit of 1 s"),
         "{v}"
     );
-    assert!(took >= limit, "answered before the limit: {took:?}");
+    // Cut off at the limit, or once a quarter of it has passed and the
+    // engine projects the search past it.
+    assert!(took >= limit / 4, "answered too early: {took:?}");
     assert!(took < limit + Duration::from_secs(3), "took {took:?}");
 
     // With one worker busy finishing the cut-off check, a second runaway
