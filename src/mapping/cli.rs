@@ -242,7 +242,7 @@ pub struct VerifyMappingArgs {
     #[arg(long)]
     pub mapping: String,
     /// Check every source program of up to this many events (a load, store
-    /// or fence is one event, an RMW two).
+    /// or fence is one event, and so is an RMW).
     #[arg(long)]
     pub bound: usize,
     /// Progress lines and, last, one summary line, as JSON.
@@ -267,12 +267,20 @@ pub struct VerifyMappingArgs {
     /// At most this many locations (default: the bound).
     #[arg(long)]
     pub max_locations: Option<usize>,
+    /// At most this many GPU work-groups, over all devices (default: the
+    /// bound).
+    #[arg(long)]
+    pub max_groups: Option<usize>,
     /// Only these memory orders (comma-separated: na,rlx,acq,rel,acq_rel,sc).
     #[arg(long, value_delimiter = ',')]
     pub orders: Vec<String>,
     /// Only count the programs of the space (by events), check nothing.
     #[arg(long)]
     pub count: bool,
+    /// Turn off the reductions (docs/mappings.md, "Reductions"): the plain
+    /// canonical enumeration, to cross-check them.
+    #[arg(long)]
+    pub no_reduce: bool,
     #[command(flatten)]
     pub limits: MappingLimits,
 }
@@ -315,8 +323,10 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
         all_scopes: a.all_scopes,
         max_threads: a.max_threads,
         max_locations: a.max_locations,
+        max_groups: a.max_groups,
         count_only: a.count,
         orders: a.orders.clone(),
+        no_reduce: a.no_reduce,
     };
     if let Some(bad) = a
         .orders

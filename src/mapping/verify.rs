@@ -6,14 +6,14 @@
 //! the shard summaries.
 
 use super::check::{self, Verdict};
-use super::enumerate::{self, Program, Space};
+use super::enumerate::{self, Program, Reduce, Space};
 use super::format::Mapping;
 use crate::driver::ModelCache;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// Options of a campaign.
@@ -32,10 +32,15 @@ pub struct Options {
     pub max_threads: Option<usize>,
     /// Maximum number of locations (default: the bound).
     pub max_locations: Option<usize>,
+    /// Maximum number of GPU work-groups (default: the bound).
+    pub max_groups: Option<usize>,
     /// Only count the programs.
     pub count_only: bool,
     /// Memory orders enumerated (names); empty = all.
     pub orders: Vec<String>,
+    /// Turn the reductions of docs/mappings.md ("Reductions") off: the
+    /// plain canonical enumeration, for differential checks.
+    pub no_reduce: bool,
 }
 
 /// One counterexample.
@@ -142,8 +147,87 @@ pub fn space(m: &Mapping, o: &Options) -> Space {
     let has_rmw =
         |v: &[(enumerate::OpKind, u8, u8, bool)]| v.iter().any(|o| o.0 == enumerate::OpKind::Rmw);
     s.rmw_add = !has_rmw(&exch) && has_rmw(&add);
-    s.fragment = Some(if s.rmw_add { add } else { exch });
+    let frag = if s.rmw_add { add } else { exch };
+    if s.reduce.stronger_orders {
+        // The stronger twin must itself be enumerated (`--orders`).
+        let twins: Vec<_> = frag
+            .iter()
+            .copied()
+            .filter(|o| s.orders.is_empty() || s.orders.contains(&o.1))
+            .collect();
+        s.dominated = dominated(m, &twins, if s.rmw_add { "add" } else { "exch" });
+    }
+    s.fragment = Some(frag);
     s
+}
+
+/// Orders strictly stronger than `o` (indices into `ORDERS`: rlx < acq,
+/// rel < acq_rel < sc); every tag set of sc11/rc11 (`E_rel`, `E_acq`,
+/// `E_sc`, `F_sc`) only grows along it.
+fn stronger(o: u8) -> &'static [u8] {
+    match o {
+        1 => &[2, 3, 4, 5],
+        2 | 3 => &[4, 5],
+        4 => &[5],
+        _ => &[],
+    }
+}
+
+/// The atomic operations of `frag` for which a strictly stronger order of
+/// the same kind, scope and remoteness is in `frag` and compiles to the
+/// same target instructions, per placement (CPU thread or not).
+fn dominated(
+    m: &Mapping,
+    frag: &[(enumerate::OpKind, u8, u8, bool)],
+    rmw_op: &str,
+) -> Vec<(enumerate::OpKind, u8, u8, bool, bool)> {
+    use super::format::{Construct, Kind, ORDERS, SCOPES};
+    let kind_of = |k| match k {
+        enumerate::OpKind::Load => Kind::Load,
+        enumerate::OpKind::Store => Kind::Store,
+        enumerate::OpKind::Rmw => Kind::Rmw,
+        enumerate::OpKind::Fence => Kind::Fence,
+    };
+    let target = |class: &str, (kind, order, scope, remote): (enumerate::OpKind, u8, u8, bool)| {
+        let c = Construct {
+            order: ORDERS[order as usize],
+            class,
+            scope: (scope != 0).then(|| SCOPES[scope as usize]),
+            op: (kind == enumerate::OpKind::Rmw).then_some(rmw_op),
+            remote,
+            region: Some("global"),
+        };
+        m.rule(kind_of(kind), &c).map(|r| r.target.clone())
+    };
+    let mut out = Vec::new();
+    for &(kind, order, scope, remote) in frag {
+        if order == 0 {
+            continue;
+        }
+        for cpu in [false, true] {
+            // Every class a thread of this placement may compile with.
+            let classes: Vec<&str> = m
+                .threads
+                .iter()
+                .map(|(c, _)| c.as_str())
+                .filter(|c| (*c == "cpu") == cpu)
+                .collect();
+            if classes.is_empty() {
+                continue;
+            }
+            let twin = stronger(order).iter().any(|&o2| {
+                frag.contains(&(kind, o2, scope, remote))
+                    && classes.iter().all(|cls| {
+                        let a = target(cls, (kind, order, scope, remote));
+                        a.is_some() && a == target(cls, (kind, o2, scope, remote))
+                    })
+            });
+            if twin {
+                out.push((kind, order, scope, remote, cpu));
+            }
+        }
+    }
+    out
 }
 
 fn base_space(m: &Mapping, o: &Options) -> Space {
@@ -155,6 +239,7 @@ fn base_space(m: &Mapping, o: &Options) -> Space {
         merge_scopes: !o.all_scopes && !m.scope_selective(),
         max_threads: o.max_threads.unwrap_or(o.bound).max(1),
         max_locations: o.max_locations.unwrap_or(o.bound).max(1),
+        max_groups: o.max_groups.unwrap_or(o.bound).max(1),
         orders: o
             .orders
             .iter()
@@ -164,7 +249,113 @@ fn base_space(m: &Mapping, o: &Options) -> Space {
         remote: false,
         rmw_add: false,
         fragment: None,
+        dominated: Vec::new(),
+        reduce: if o.no_reduce {
+            Reduce::default()
+        } else {
+            reductions(m, o.check.target_model.as_deref().unwrap_or(&m.target))
+        },
     }
+}
+
+/// The reductions that are sound for `m`'s source model, undefined flags
+/// and target model `target` (docs/mappings.md, "Reductions"): the race
+/// cuts rest on the model's race flags and on every SC interleaving being
+/// one of its executions, argued for the built-in `sc11` and `rc11` only;
+/// the edge-fence cut also on the target model only gaining behaviours when
+/// fences are removed (argued for `ptx6`, `cmm`, `x86tso`) and on the
+/// mapping compiling fences to fences only (checked here).
+pub fn reductions(m: &Mapping, target: &str) -> Reduce {
+    let data = m.is_undefined_flag("data-race");
+    let hetero = m.is_undefined_flag("heterogeneous-race");
+    let mut r = match m.source.as_str() {
+        "sc11" => Reduce {
+            data_races: data,
+            heterogeneous_races: hetero,
+            edge_fences: true,
+            stronger_orders: true,
+        },
+        "rc11" => Reduce {
+            data_races: data,
+            heterogeneous_races: false,
+            edge_fences: true,
+            stronger_orders: true,
+        },
+        _ => Reduce::default(),
+    };
+    r.edge_fences &= matches!(target, "ptx6" | "cmm" | "x86tso") && fences_compile_to_fences(m);
+    r
+}
+
+/// Whether every fence the mapping compiles becomes target fences only (no
+/// access, no register move): each fence construct is compiled in a
+/// one-thread program `fence; r = *x` on every placement class, and the
+/// compiled thread must hold one load and otherwise fences.
+fn fences_compile_to_fences(m: &Mapping) -> bool {
+    use super::format::{ORDERS, SCOPES};
+    use enumerate::{Op, OpKind, Place, Thread};
+    let classes: Vec<Place> = m
+        .threads
+        .iter()
+        .map(|(c, _)| {
+            if c == "cpu" {
+                Place::Cpu
+            } else if m.scopes.is_empty() {
+                Place::Plain
+            } else {
+                Place::Gpu { dev: 0, wg: 0 }
+            }
+        })
+        .collect();
+    for place in classes {
+        for order in 0..ORDERS.len() as u8 {
+            for scope in 0..SCOPES.len() as u8 {
+                let cls = if place == Place::Cpu { "cpu" } else { "gpu" };
+                let fence = (OpKind::Fence, order, scope, false);
+                let known = m
+                    .threads
+                    .iter()
+                    .any(|(c, _)| (c == "cpu") == (cls == "cpu") && compiles(m, fence, "exch"));
+                if !known || (scope == 0) != m.scopes.is_empty() {
+                    continue;
+                }
+                let op = |kind, order, scope| Op {
+                    kind,
+                    order,
+                    scope,
+                    loc: 0,
+                    remote: false,
+                };
+                let p = Program {
+                    threads: vec![Thread {
+                        place,
+                        ops: vec![op(OpKind::Fence, order, scope), op(OpKind::Load, 0, 0)],
+                    }],
+                    rmw_add: false,
+                };
+                let text = p.to_c("fence", "x=0");
+                let Ok(src) = crate::litmus::parse_str("fence.litmus", &text) else {
+                    return false;
+                };
+                let Ok(c) = super::compile::compile(m, &src) else {
+                    return false;
+                };
+                let code = &c.test.threads[0].code;
+                let loads = code
+                    .iter()
+                    .filter(|i| matches!(i.kind, crate::ir::InstrKind::Load { .. }))
+                    .count();
+                let fences = code
+                    .iter()
+                    .filter(|i| matches!(i.kind, crate::ir::InstrKind::Fence))
+                    .count();
+                if loads != 1 || loads + fences != code.len() {
+                    return false;
+                }
+            }
+        }
+    }
+    true
 }
 
 /// This shard's programs, with their global index, in enumeration order.
@@ -181,65 +372,82 @@ pub fn programs(m: &Mapping, o: &Options) -> Vec<(usize, Program)> {
     out
 }
 
-/// Runs the campaign.
+/// Programs checked together (rayon over a batch; enumeration between).
+const BATCH: usize = 16_384;
+
+/// Running totals of a campaign, shared by the workers.
+#[derive(Default)]
+struct Tally {
+    done: AtomicUsize,
+    found: AtomicUsize,
+    sound: AtomicUsize,
+    racy: AtomicUsize,
+    errors: AtomicUsize,
+    /// Counterexamples with their program index.
+    cex: Mutex<Vec<(usize, Counterexample)>>,
+}
+
+/// Checks one batch of programs in parallel.
+fn check_batch(
+    m: &Mapping,
+    o: &Options,
+    cache: &ModelCache,
+    batch: &[(usize, Program)],
+    tally: &Tally,
+    report: &(dyn Fn(Event<'_>) + Sync),
+) {
+    batch.par_iter().with_max_len(4).for_each(|(i, p)| {
+        let r = check_program(m, o, cache, *i, p);
+        let d = tally.done.fetch_add(1, Ordering::Relaxed) + 1;
+        match r {
+            Ok((Verdict::Sound, _)) => {
+                tally.sound.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok((Verdict::Racy, _)) => {
+                tally.racy.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok((Verdict::Unsound, c)) => {
+                tally.found.fetch_add(1, Ordering::Relaxed);
+                if let Some(c) = c {
+                    report(Event::Found(&c));
+                    if let Ok(mut v) = tally.cex.lock() {
+                        v.push((*i, c));
+                    }
+                }
+            }
+            Err(e) => {
+                tally.errors.fetch_add(1, Ordering::Relaxed);
+                report(Event::Error(&e));
+            }
+        }
+        report(Event::Progress(d, tally.found.load(Ordering::Relaxed)));
+    });
+}
+
+/// Runs the campaign. Programs are enumerated twice, streaming: once to
+/// count them (the progress total, and the answer of `--count`), once to
+/// check them in batches, so memory stays flat whatever the bound.
 pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Summary {
     let start = Instant::now();
-    let mut progs = programs(m, o);
-    report(Event::Total(progs.len()));
-    let mut counted = vec![0; o.bound + 1];
-    if o.count_only {
-        for (_, p) in &progs {
-            counted[p.events()] += 1;
-        }
-        progs.clear();
-    }
-    let cache = ModelCache::default();
-    let done = AtomicUsize::new(0);
-    let nfound = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
+    let space = space(m, o);
+    let (k, nshards) = o.shard;
+    let mine = |i: usize| i % nshards == k - 1;
     let mut summary = Summary {
         mapping: m.name.clone(),
         bound: o.bound,
-        shard: format!("{}/{}", o.shard.0, o.shard.1),
+        shard: format!("{k}/{nshards}"),
         by_events: vec![0; o.bound + 1],
         ..Default::default()
     };
-    let results = Mutex::new(Vec::new());
-    // Size classes in order: a counterexample found at n events stops the
-    // campaign (with --stop-at-first) only after every n-event program is
-    // checked, so the one reported is minimal.
-    let mut start_idx = 0;
-    while start_idx < progs.len() {
-        let n = progs[start_idx].1.events();
-        let end = progs[start_idx..]
-            .iter()
-            .position(|(_, p)| p.events() != n)
-            .map(|e| start_idx + e)
-            .unwrap_or(progs.len());
-        let class = &progs[start_idx..end];
-        class.par_iter().with_max_len(4).for_each(|(i, p)| {
-            let r = check_program(m, o, &cache, *i, p);
-            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-            match &r {
-                Ok((Verdict::Unsound, Some(c))) => {
-                    nfound.fetch_add(1, Ordering::Relaxed);
-                    report(Event::Found(c));
-                }
-                Err(e) => report(Event::Error(e)),
-                _ => {}
-            }
-            if let Ok(mut v) = results.lock() {
-                v.push((*i, n, r));
-            }
-            report(Event::Progress(d, nfound.load(Ordering::Relaxed)));
-        });
-        summary.complete_to = n;
-        start_idx = end;
-        if o.stop_at_first && nfound.load(Ordering::Relaxed) > 0 {
-            stop.store(true, Ordering::Relaxed);
-            break;
+    let mut counted = vec![0usize; o.bound + 1];
+    let mut i = 0usize;
+    enumerate::for_each(&space, &mut |p| {
+        if mine(i) {
+            counted[p.events()] += 1;
         }
-    }
+        i += 1;
+    });
+    report(Event::Total(counted.iter().sum()));
     if o.count_only {
         summary.programs = counted.iter().sum();
         summary.by_events = counted;
@@ -247,27 +455,41 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
         summary.time_s = start.elapsed().as_secs_f64();
         return summary;
     }
-    let mut results = results.into_inner().unwrap_or_default();
-    results.sort_by_key(|r| r.0);
-    for (_, n, r) in results {
-        summary.programs += 1;
-        summary.by_events[n] += 1;
-        match r {
-            Ok((Verdict::Sound, _)) => summary.sound += 1,
-            Ok((Verdict::Racy, _)) => summary.racy += 1,
-            Ok((Verdict::Unsound, c)) => {
-                summary.counterexamples += 1;
-                if let Some(c) = c {
-                    summary.found.push(c);
+    let cache = ModelCache::default();
+    let tally = Tally::default();
+    let mut i = 0usize;
+    // Size classes in order: a counterexample found at n events stops the
+    // campaign (with --stop-at-first) only after every n-event program is
+    // checked, so the one reported is minimal.
+    for (n, &count) in counted.iter().enumerate().skip(1) {
+        let mut batch: Vec<(usize, Program)> = Vec::with_capacity(BATCH);
+        enumerate::for_each_of_size(&space, n, &mut |p| {
+            if mine(i) {
+                batch.push((i, p.clone()));
+                if batch.len() == BATCH {
+                    check_batch(m, o, &cache, &batch, &tally, report);
+                    batch.clear();
                 }
             }
-            Err(_) => summary.errors += 1,
+            i += 1;
+        });
+        check_batch(m, o, &cache, &batch, &tally, report);
+        summary.by_events[n] = count;
+        summary.complete_to = n;
+        if o.stop_at_first && tally.found.load(Ordering::Relaxed) > 0 {
+            break;
         }
     }
-    if stop.load(Ordering::Relaxed) {
+    summary.sound = tally.sound.load(Ordering::Relaxed);
+    summary.racy = tally.racy.load(Ordering::Relaxed);
+    summary.errors = tally.errors.load(Ordering::Relaxed);
+    summary.counterexamples = tally.found.load(Ordering::Relaxed);
+    summary.programs = summary.by_events.iter().sum();
+    let mut cex = tally.cex.into_inner().unwrap_or_default();
+    cex.sort_by_key(|c| c.0);
+    summary.found = cex.into_iter().map(|c| c.1).collect();
+    if o.stop_at_first {
         summary.found.truncate(1);
-    } else {
-        summary.complete_to = o.bound;
     }
     summary.time_s = start.elapsed().as_secs_f64();
     summary

@@ -1,0 +1,268 @@
+//! The reductions of `verify-mapping` (docs/mappings.md, "Reductions")
+//! checked against the plain canonical enumeration (`--no-reduce`): every
+//! program a race cut skips is racy under the source model, every program
+//! the edge-fence cut skips behaves as the program without its edge fences
+//! in the source and allows no fewer target states, and a deliberately
+//! wrong mapping keeps its minimal counterexamples.
+
+use litmix::driver::ModelCache;
+use litmix::mapping::check::{self, Verdict};
+use litmix::mapping::enumerate::{OpKind, Program};
+use litmix::mapping::verify;
+use std::collections::BTreeSet;
+
+fn options(bound: usize, orders: &[&str], threads: usize, groups: usize) -> verify::Options {
+    verify::Options {
+        bound,
+        shard: (1, 1),
+        stop_at_first: false,
+        out: None,
+        check: check::Options::default(),
+        all_scopes: false,
+        max_threads: Some(threads),
+        max_locations: Some(2),
+        max_groups: Some(groups),
+        count_only: false,
+        orders: orders.iter().map(|s| s.to_string()).collect(),
+        no_reduce: false,
+    }
+}
+
+fn check(m: &litmix::mapping::Mapping, p: &Program, cache: &ModelCache) -> check::Report {
+    let text = p.to_c("P", "x=0");
+    let src = litmix::litmus::parse_str("P.litmus", &text).unwrap();
+    check::check_test(m, &src, "P", cache, &check::Options::default()).unwrap()
+}
+
+/// `p` without the fences that start or end a thread.
+fn strip_edge_fences(p: &Program) -> Program {
+    let mut q = p.clone();
+    for t in &mut q.threads {
+        while t.ops.first().is_some_and(|o| o.kind == OpKind::Fence) {
+            t.ops.remove(0);
+        }
+        while t.ops.last().is_some_and(|o| o.kind == OpKind::Fence) {
+            t.ops.pop();
+        }
+    }
+    q
+}
+
+/// The compiled text of `p` under `m`.
+fn compiled(m: &litmix::mapping::Mapping, p: &Program) -> String {
+    let text = p.to_c("P", "x=0");
+    let src = litmix::litmus::parse_str("P.litmus", &text).unwrap();
+    litmix::mapping::compile::compile(m, &src).unwrap().text
+}
+
+/// `p` with each atomic operation raised to the strongest order that
+/// compiles to the same target text (rlx < acq, rel < acq_rel < sc).
+fn strengthen(m: &litmix::mapping::Mapping, p: &Program) -> Program {
+    let want = compiled(m, p);
+    let mut q = p.clone();
+    for t in 0..q.threads.len() {
+        for i in 0..q.threads[t].ops.len() {
+            let o = q.threads[t].ops[i].order;
+            if o == 0 {
+                continue;
+            }
+            for o2 in [5u8, 4, 3, 2] {
+                if o2 <= o || (o == 2 && o2 == 3) || (o == 3 && o2 == 2) {
+                    continue;
+                }
+                let mut r = q.clone();
+                r.threads[t].ops[i].order = o2;
+                let text = r.to_c("P", "x=0");
+                let Ok(src) = litmix::litmus::parse_str("P.litmus", &text) else {
+                    continue;
+                };
+                if litmix::mapping::compile::compile(m, &src).is_ok_and(|c| c.text == want) {
+                    q = r;
+                    break;
+                }
+            }
+        }
+    }
+    q
+}
+
+/// Every program the reductions skip (in the plain enumeration, not in the
+/// reduced one) is racy, or loses its edge fences harmlessly (same source
+/// states and race verdict, no target state lost), or has a stronger twin
+/// compiling to the same code that is race-free with fewer source states;
+/// returns how many skipped programs took each path.
+fn skipped_programs_are_harmless(mapping: &str, o: verify::Options) -> (usize, usize, usize) {
+    let m = litmix::mapping::load(mapping).unwrap();
+    let reduced: BTreeSet<String> = verify::programs(&m, &o)
+        .iter()
+        .map(|(_, p)| p.summary())
+        .collect();
+    let mut plain = o.clone();
+    plain.no_reduce = true;
+    let all = verify::programs(&m, &plain);
+    let cache = ModelCache::default();
+    let (mut racy, mut fenced, mut stronger) = (0, 0, 0);
+    for (_, p) in &all {
+        if reduced.contains(&p.summary()) {
+            continue;
+        }
+        let r = check(&m, p, &cache);
+        if r.verdict == Verdict::Racy {
+            racy += 1;
+            continue;
+        }
+        let q = strip_edge_fences(p);
+        if q != *p {
+            let rq = check(&m, &q, &cache);
+            assert_ne!(rq.verdict, Verdict::Racy, "{}", p.summary());
+            assert_eq!(r.source_states, rq.source_states, "{}", p.summary());
+            let tq: BTreeSet<_> = rq.target_states.iter().collect();
+            assert!(
+                r.target_states.iter().all(|s| tq.contains(s)),
+                "{mapping}: removing edge fences lost a target state: {}",
+                p.summary()
+            );
+            fenced += 1;
+            continue;
+        }
+        let q = strengthen(&m, p);
+        assert!(
+            q != *p,
+            "{mapping}: skipped a race-free program without edge fences or stronger twin: {}",
+            p.summary()
+        );
+        let rq = check(&m, &q, &cache);
+        assert_ne!(rq.verdict, Verdict::Racy, "{}", q.summary());
+        let sp: BTreeSet<_> = r.source_states.iter().collect();
+        assert!(
+            rq.source_states.iter().all(|s| sp.contains(s)),
+            "{mapping}: a stronger twin has a new source state: {}",
+            q.summary()
+        );
+        stronger += 1;
+    }
+    assert!(
+        reduced.len() < all.len(),
+        "{mapping}: nothing was reduced ({} programs)",
+        all.len()
+    );
+    (racy, fenced, stronger)
+}
+
+#[test]
+fn sc11_ptx_skips_only_racy_or_edge_fenced_programs() {
+    let (racy, fenced, _) =
+        skipped_programs_are_harmless("sc11-ptx", options(3, &["na", "rlx", "rel", "sc"], 2, 2));
+    // Both race cuts and the fence cut fire (sc11-ptx compiles every order
+    // differently: no stronger twins).
+    assert!(racy > 1000 && fenced > 100, "racy {racy}, fenced {fenced}");
+}
+
+#[test]
+fn sc11_x86ptx_skips_only_racy_edge_fenced_or_dominated_programs() {
+    let (racy, fenced, stronger) =
+        skipped_programs_are_harmless("sc11-x86ptx", options(3, &["na", "acq", "rel", "sc"], 2, 1));
+    assert!(
+        racy > 100 && fenced > 100 && stronger > 100,
+        "racy {racy}, fenced {fenced}, stronger {stronger}"
+    );
+}
+
+#[test]
+fn rc11_x86_skips_only_racy_edge_fenced_or_dominated_programs() {
+    let (racy, fenced, stronger) = skipped_programs_are_harmless("rc11-x86", options(3, &[], 3, 1));
+    assert!(
+        racy > 100 && fenced > 100 && stronger > 100,
+        "racy {racy}, fenced {fenced}, stronger {stronger}"
+    );
+}
+
+#[test]
+fn heterogeneous_race_cut_matches_the_model() {
+    // Two threads in different work-groups, conflicting accesses with a
+    // work-group scope: skipped, and the model calls them racy.
+    let m = litmix::mapping::load("sc11-ptx").unwrap();
+    let o = options(2, &["rlx"], 2, 2);
+    let reduced: Vec<String> = verify::programs(&m, &o)
+        .iter()
+        .map(|(_, p)| p.summary())
+        .collect();
+    let mut plain = o.clone();
+    plain.no_reduce = true;
+    let all = verify::programs(&m, &plain);
+    let cache = ModelCache::default();
+    let mut seen = 0;
+    for (_, p) in &all {
+        let s = p.summary();
+        if s == "wg0.dev0: R.rlx.dev x | wg1.dev0: W.rlx.wg x" {
+            seen += 1;
+            assert!(!reduced.contains(&s));
+            let r = check(&m, p, &cache);
+            assert_eq!(r.verdict, Verdict::Racy);
+            assert_eq!(r.undefined_flags, ["heterogeneous-race"]);
+        }
+        if s == "wg0.dev0: R.rlx.dev x | wg1.dev0: W.rlx.dev x" {
+            seen += 1;
+            assert!(reduced.contains(&s), "a race-free pair was cut");
+        }
+    }
+    assert_eq!(seen, 2);
+}
+
+/// The counterexample programs (summaries) of a campaign.
+fn counterexamples(m: &litmix::mapping::Mapping, o: &verify::Options) -> BTreeSet<String> {
+    let s = verify::run(m, o, &|_| {});
+    assert_eq!(s.errors, 0);
+    s.found.iter().map(|c| c.program.clone()).collect()
+}
+
+#[test]
+fn wrong_acquire_mapping_keeps_its_minimal_mp_counterexamples() {
+    // PTX acquire loads compiled to ld.relaxed: MP (4 events) is the
+    // smallest counterexample, with and without the reductions.
+    let m = litmix::mapping::load("tests/mappings/wrong/sc11-ptx-acq-relaxed.map").unwrap();
+    let o = options(4, &["rel", "acq"], 2, 1);
+    let mut plain = o.clone();
+    plain.no_reduce = true;
+    let reduced = counterexamples(&m, &o);
+    let all = counterexamples(&m, &plain);
+    assert!(
+        reduced.contains("wg0.dev0: R.acq.wg x; R.acq.wg y | wg0.dev0: W.rel.wg y; W.rel.wg x"),
+        "no MP among {reduced:?}"
+    );
+    // At 4 events with two threads no counterexample has room for an edge
+    // fence beside MP's four accesses, so the reductions keep them all.
+    assert_eq!(reduced, all);
+    // Nothing below 4 events, with or without the reductions.
+    let mut o3 = options(3, &["rel", "acq"], 2, 1);
+    assert!(counterexamples(&m, &o3).is_empty());
+    o3.no_reduce = true;
+    assert!(counterexamples(&m, &o3).is_empty());
+}
+
+#[test]
+fn wrong_acquire_mapping_found_by_stop_at_first() {
+    let m = litmix::mapping::load("tests/mappings/wrong/sc11-ptx-acq-relaxed.map").unwrap();
+    let mut o = options(5, &["rel", "acq"], 2, 1);
+    o.stop_at_first = true;
+    let s = verify::run(&m, &o, &|_| {});
+    assert_eq!(s.complete_to, 4, "{s:?}");
+    assert_eq!(s.found.len(), 1);
+    assert_eq!(s.found[0].events, 4);
+    assert!(s.counterexamples > 1);
+}
+
+#[test]
+fn shards_partition_the_reduced_space() {
+    let m = litmix::mapping::load("sc11-ptx").unwrap();
+    let o = options(3, &["na", "rlx", "sc"], 2, 2);
+    let whole = verify::programs(&m, &o);
+    let mut parts = Vec::new();
+    for k in 1..=4 {
+        let mut ok = o.clone();
+        ok.shard = (k, 4);
+        parts.extend(verify::programs(&m, &ok));
+    }
+    parts.sort_by_key(|p| p.0);
+    assert_eq!(parts, whole);
+}
