@@ -107,6 +107,9 @@ pub enum CheckError {
         after: Duration,
         candidates: u64,
         pruned: u64,
+        /// Set by operational models: the machine states explored (the
+        /// candidate counts are then zero).
+        states: Option<u64>,
     },
 }
 
@@ -117,8 +120,19 @@ impl std::fmt::Display for CheckError {
             CheckError::Limit(m) => write!(f, "limit exceeded: {m}"),
             CheckError::Timeout {
                 after,
+                states: Some(states),
+                ..
+            } => write!(
+                f,
+                "timeout: no answer after {:.1} s ({states} machine states explored; \
+                 raise --timeout)",
+                after.as_secs_f64()
+            ),
+            CheckError::Timeout {
+                after,
                 candidates,
                 pruned,
+                states: None,
             } => write!(
                 f,
                 "timeout: no answer after {:.1} s ({candidates} candidates judged, \
@@ -270,6 +284,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
                     after: start.elapsed(),
                     candidates: 0,
                     pruned: 0,
+                    states: None,
                 });
             }
             Err(d) => return Err(d.into()),
@@ -376,6 +391,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
                         after: start.elapsed(),
                         candidates: res.candidates,
                         pruned: res.pruned,
+                        states: None,
                     });
                 }
                 return Err(e);
@@ -838,6 +854,7 @@ impl RfSearch<'_, '_> {
                 after: self.start.elapsed(),
                 candidates: self.res.candidates,
                 pruned: self.res.pruned,
+                states: None,
             });
         }
         Ok(())

@@ -138,6 +138,9 @@ fn expand<M: Machine>(m: &M, s: &M::State) -> Result<ExpandedOf<M>, MachineError
 /// Frontiers narrower than this are expanded on the calling thread.
 const PARALLEL_FRONTIER: usize = 64;
 
+/// States of a level expanded between two looks at the deadline.
+const EXPAND_CHUNK: usize = 16_384;
+
 /// Explores every state of `m` reachable from its initial state.
 pub fn explore<M: Machine>(
     m: &M,
@@ -180,48 +183,52 @@ pub fn explore<M: Machine>(
         }
     };
     while !frontier.is_empty() {
-        past_deadline(nodes.len())?;
-        let expanded: Vec<Result<_, MachineError>> =
-            if opts.parallel && frontier.len() >= PARALLEL_FRONTIER {
-                frontier.par_iter().map(|(_, s)| expand(m, s)).collect()
-            } else {
-                frontier.iter().map(|(_, s)| expand(m, s)).collect()
-            };
         let mut next = Vec::new();
-        for ((id, _), e) in frontier.iter().zip(expanded) {
-            let e = e.map_err(ExploreError::Machine)?;
-            if e.reduced {
-                out.reduced += 1;
-            }
-            if e.succ.is_empty() && e.outcome.is_none() {
-                out.stuck += 1;
-            }
-            if let Some(o) = e.outcome {
-                *out.final_states.entry(o.clone()).or_default() += 1;
-                witness_node.entry(o).or_insert(*id);
-            }
-            for (t, s, k) in e.succ {
-                out.transitions += 1;
-                if visited.contains_key(&k) {
-                    continue;
+        // A level is expanded in chunks, with the deadline checked between
+        // them: one wide level can take far longer than a time limit.
+        for chunk in frontier.chunks(EXPAND_CHUNK) {
+            past_deadline(nodes.len())?;
+            let expanded: Vec<Result<_, MachineError>> =
+                if opts.parallel && chunk.len() >= PARALLEL_FRONTIER {
+                    chunk.par_iter().map(|(_, s)| expand(m, s)).collect()
+                } else {
+                    chunk.iter().map(|(_, s)| expand(m, s)).collect()
+                };
+            for ((id, _), e) in chunk.iter().zip(expanded) {
+                let e = e.map_err(ExploreError::Machine)?;
+                if e.reduced {
+                    out.reduced += 1;
                 }
-                let nid = nodes.len() as u32;
-                if nodes.len() >= opts.max_states || nid == u32::MAX {
-                    return Err(ExploreError::Limit(format!(
-                        "{} explored more than {} states (raise --max-states)",
-                        m.name(),
-                        opts.max_states
-                    )));
+                if e.succ.is_empty() && e.outcome.is_none() {
+                    out.stuck += 1;
                 }
-                if nid.is_multiple_of(4096) {
-                    past_deadline(nodes.len())?;
+                if let Some(o) = e.outcome {
+                    *out.final_states.entry(o.clone()).or_default() += 1;
+                    witness_node.entry(o).or_insert(*id);
                 }
-                visited.insert(k, nid);
-                nodes.push(Node {
-                    parent: *id,
-                    via: Some(t),
-                });
-                next.push((nid, s));
+                for (t, s, k) in e.succ {
+                    out.transitions += 1;
+                    if visited.contains_key(&k) {
+                        continue;
+                    }
+                    let nid = nodes.len() as u32;
+                    if nodes.len() >= opts.max_states || nid == u32::MAX {
+                        return Err(ExploreError::Limit(format!(
+                            "{} explored more than {} states (raise --max-states)",
+                            m.name(),
+                            opts.max_states
+                        )));
+                    }
+                    if nid.is_multiple_of(4096) {
+                        past_deadline(nodes.len())?;
+                    }
+                    visited.insert(k, nid);
+                    nodes.push(Node {
+                        parent: *id,
+                        via: Some(t),
+                    });
+                    next.push((nid, s));
+                }
             }
         }
         out.states = nodes.len() as u64;

@@ -143,8 +143,9 @@ pub fn run_machine<M: Machine>(
         ExploreError::Machine(e) => CheckError::Limit(format!("{}: {e}", m.name())),
         ExploreError::Timeout { after, states } => CheckError::Timeout {
             after,
-            candidates: states,
+            candidates: 0,
             pruned: 0,
+            states: Some(states),
         },
     })?;
     let mut res = CheckResult::new(test, m.name());
