@@ -442,6 +442,22 @@ impl Compiler {
         Ok((base..base + bindings.len()).collect())
     }
 
+    /// The value a `let ... in` binding gives: a function for `let f x =
+    /// ...`, the body's value otherwise.
+    fn binding_value(&mut self, b: &Binding, locals: &[String]) -> Result<CExpr, Error> {
+        Ok(match &b.params {
+            Some(ps) => {
+                let names: Vec<String> = ps.iter().map(|p| p.0.clone()).collect();
+                let l = self.lambda(&b.name, &names, names.len() != 1, &b.body, locals)?;
+                CExpr {
+                    node: Node::Lambda(l),
+                    loc: b.loc,
+                }
+            }
+            None => self.expr(&b.body, locals)?,
+        })
+    }
+
     /// A lambda for `fun params -> body` over `locals`.
     fn lambda(
         &mut self,
@@ -641,19 +657,7 @@ impl Compiler {
                 let mut vals = Vec::new();
                 let mut outer = locals.to_vec();
                 for b in bindings {
-                    let v = match &b.params {
-                        Some(ps) => {
-                            let names: Vec<String> = ps.iter().map(|p| p.0.clone()).collect();
-                            let l =
-                                self.lambda(&b.name, &names, names.len() != 1, &b.body, locals)?;
-                            CExpr {
-                                node: Node::Lambda(l),
-                                loc: b.loc,
-                            }
-                        }
-                        None => self.expr(&b.body, locals)?,
-                    };
-                    vals.push(v);
+                    vals.push(self.binding_value(b, locals)?);
                     outer.push(b.name.clone());
                 }
                 let mut projs = Vec::new();
@@ -691,19 +695,7 @@ impl Compiler {
             } => {
                 let mut vals = Vec::new();
                 for b in bindings {
-                    let v = match &b.params {
-                        Some(ps) => {
-                            let names: Vec<String> = ps.iter().map(|p| p.0.clone()).collect();
-                            let l =
-                                self.lambda(&b.name, &names, names.len() != 1, &b.body, locals)?;
-                            CExpr {
-                                node: Node::Lambda(l),
-                                loc: b.loc,
-                            }
-                        }
-                        None => self.expr(&b.body, locals)?,
-                    };
-                    vals.push(v);
+                    vals.push(self.binding_value(b, locals)?);
                 }
                 let mut inner = locals.to_vec();
                 inner.extend(bindings.iter().map(|b| b.name.clone()));

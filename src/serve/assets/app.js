@@ -19,18 +19,8 @@
   const stepper = LitmixStep.create($("step"), () => ({ source: editor.get(), model: modelSel.value }));
   let stepKey = null;
 
-  function h(tag, attrs, ...children) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === "class") e.className = v;
-      else e.setAttribute(k, v);
-    }
-    for (const c of children) {
-      if (c === null || c === undefined) continue;
-      e.append(c instanceof Node ? c : String(c));
-    }
-    return e;
-  }
+  // One element builder for the page (step.js, loaded first, defines it).
+  const h = LitmixStep.h;
 
   // --- URL fragment: #model=NAME&test=BASE64URL(&cat=BASE64URL) ---
   function b64encode(text) {

@@ -161,5 +161,5 @@ const LitmixStep = (() => {
     };
   }
 
-  return { create };
+  return { create, h };
 })();
