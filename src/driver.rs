@@ -150,56 +150,42 @@ pub fn check_test(
     opts: &CheckOptions,
 ) -> FileOutcome {
     let spec = model.unwrap_or_else(|| crate::models::default_for_arch(&test.arch));
-    if crate::op::is_operational(spec) {
-        return match crate::op::judge::check(&test, spec, opts) {
-            Ok(result) => FileOutcome::Checked {
-                file,
-                test: Box::new(test),
-                result: Box::new(result),
-            },
-            Err(CheckError::Diagnostic(d)) => FileOutcome::Failed {
-                herd: d.herd_line(&file),
-                file,
-                message: d.render(),
-            },
-            Err(e) => FileOutcome::Failed {
-                message: format!("{file}: {e}"),
-                herd: None,
-                file,
-            },
+    let checked = if crate::op::is_operational(spec) {
+        crate::op::judge::check(&test, spec, opts)
+    } else {
+        let model = match cache.get(spec) {
+            Ok(m) => m,
+            Err(message) => {
+                return FileOutcome::Failed {
+                    file,
+                    message,
+                    herd: None,
+                };
+            }
         };
-    }
-    let model = match cache.get(spec) {
-        Ok(m) => m,
-        Err(message) => {
-            return FileOutcome::Failed {
-                file,
-                message,
-                herd: None,
-            };
-        }
-    };
-    match crate::exec::check(&test, &model, opts) {
-        Ok(mut result) => {
+        crate::exec::check(&test, &model, opts).map(|mut result| {
             // Report the name users pass to --model, not the file's title.
             result.model = crate::models::builtin(spec)
                 .map(|b| b.name.to_string())
                 .unwrap_or_else(|| spec.to_string());
-            FileOutcome::Checked {
-                file,
-                test: Box::new(test),
-                result: Box::new(result),
-            }
-        }
+            result
+        })
+    };
+    match checked {
+        Ok(result) => FileOutcome::Checked {
+            file,
+            test: Box::new(test),
+            result: Box::new(result),
+        },
         Err(CheckError::Diagnostic(d)) => FileOutcome::Failed {
             herd: d.herd_line(&file),
             file,
             message: d.render(),
         },
-        Err(e @ (CheckError::Limit(_) | CheckError::Timeout { .. })) => FileOutcome::Failed {
-            file: file.clone(),
+        Err(e) => FileOutcome::Failed {
             message: format!("{file}: {e}"),
             herd: None,
+            file,
         },
     }
 }

@@ -96,17 +96,12 @@ fn run_bench(limits: ServeLimits, n: usize) -> ExitCode {
         } else {
             "plain (as `run --json`)"
         };
-        match bench::latency(server.addr(), &body, n) {
-            Ok(l) => println!(
-                "{example} {what}: {n} sequential requests: p50 {:.3} ms, p99 {:.3} ms, mean {:.3} ms",
-                ms(l.quantile(0.5)),
-                ms(l.quantile(0.99)),
-                ms(l.mean())
-            ),
-            Err(e) => {
-                eprintln!("litmix: bench failed: {e}");
-                return ExitCode::from(1);
-            }
+        if let Err(code) = print_latency(
+            &format!("{example} {what}"),
+            n,
+            bench::latency(server.addr(), &body, n),
+        ) {
+            return code;
         }
         for clients in [1, 2, 4] {
             let per = n.div_ceil(clients);
@@ -134,21 +129,39 @@ fn run_bench(limits: ServeLimits, n: usize) -> ExitCode {
             eprintln!("litmix: example {example} missing");
             return ExitCode::from(2);
         };
-        match bench::latency_at(server.addr(), "/api/step", &body, n) {
-            Ok(l) => println!(
-                "step {example} ({} picks): {n} sequential requests: p50 {:.3} ms, p99 {:.3} ms, mean {:.3} ms",
-                picks.len(),
-                ms(l.quantile(0.5)),
-                ms(l.quantile(0.99)),
-                ms(l.mean())
-            ),
-            Err(e) => {
-                eprintln!("litmix: bench failed: {e}");
-                return ExitCode::from(1);
-            }
+        if let Err(code) = print_latency(
+            &format!("step {example} ({} picks)", picks.len()),
+            n,
+            bench::latency_at(server.addr(), "/api/step", &body, n),
+        ) {
+            return code;
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Prints one latency line of the bench (`label: n sequential requests:
+/// p50, p99, mean`), or its error with the exit code to give.
+fn print_latency(
+    label: &str,
+    n: usize,
+    l: std::io::Result<bench::Latency>,
+) -> Result<(), ExitCode> {
+    match l {
+        Ok(l) => {
+            println!(
+                "{label}: {n} sequential requests: p50 {:.3} ms, p99 {:.3} ms, mean {:.3} ms",
+                ms(l.quantile(0.5)),
+                ms(l.quantile(0.99)),
+                ms(l.mean())
+            );
+            Ok(())
+        }
+        Err(e) => {
+            eprintln!("litmix: bench failed: {e}");
+            Err(ExitCode::from(1))
+        }
+    }
 }
 
 fn ms(d: Duration) -> f64 {

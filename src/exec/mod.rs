@@ -1086,15 +1086,7 @@ impl RfSearch<'_, '_> {
         let rf = &self.rf;
         let chosen: Vec<&Vec<usize>> = cs.order.iter().collect();
         let env = CandidateEnv::new(skel, rf, co, bar).lenient(self.opts.lenient);
-        let state = self.final_state(regs, &chosen, vals);
-        let sat = eval_prop(
-            &self.skel.test.condition.prop,
-            &state_lookup(self.observed, &state),
-        );
-        let interesting = match self.skel.test.condition.quantifier {
-            Quantifier::Forall => !sat,
-            _ => sat,
-        };
+        let (state, sat, interesting) = self.judge_state(regs, &chosen, vals);
         let explain_allowed =
             self.opts.why && interesting && !self.res.allowed_why.iter().any(|a| a.state == state);
         let outcome = if explain_allowed {
@@ -1166,7 +1158,7 @@ impl RfSearch<'_, '_> {
         }
         // The final state a `co` gives, whether it satisfies the condition,
         // and whether the condition asks about it.
-        let judge_state = |me: &Self, co: &crate::rel::Relation| {
+        let state_of_co = |me: &Self, co: &crate::rel::Relation| {
             // Per location, its writes in the order `co` gives them.
             let orders: Vec<Vec<usize>> = skel
                 .writes_by_loc
@@ -1178,21 +1170,12 @@ impl RfSearch<'_, '_> {
                 })
                 .collect();
             let chosen: Vec<&Vec<usize>> = orders.iter().collect();
-            let state = me.final_state(regs, &chosen, vals);
-            let sat = eval_prop(
-                &me.skel.test.condition.prop,
-                &state_lookup(me.observed, &state),
-            );
-            let interesting = match me.skel.test.condition.quantifier {
-                Quantifier::Forall => !sat,
-                _ => sat,
-            };
-            (state, sat, interesting)
+            me.judge_state(regs, &chosen, vals)
         };
         // --why: each rejected choice explains its outcome (the first one
         // reaching it), unless some execution turns out to allow it.
         for (co, failure) in rejected {
-            let (state, _, interesting) = judge_state(self, &co);
+            let (state, _, interesting) = state_of_co(self, &co);
             if interesting && !self.forbidden.contains_key(&state) {
                 let execution = view::view(skel, rf, &co, vals, state.clone());
                 self.forbidden.insert(
@@ -1207,7 +1190,7 @@ impl RfSearch<'_, '_> {
         }
         for a in accepted {
             let co = a.co.unwrap_or_else(|| empty.clone());
-            let (state, sat, interesting) = judge_state(self, &co);
+            let (state, sat, interesting) = state_of_co(self, &co);
             *self.res.states.entry(state.clone()).or_insert(0) += 1;
             self.res.count_allowed(sat, 1);
             self.res.flags.extend(a.flags.iter().cloned());
@@ -1239,6 +1222,28 @@ impl RfSearch<'_, '_> {
             }
         }
         out
+    }
+
+    /// The final state of a candidate (per location, its writes in `co`
+    /// order), whether it satisfies the condition, and whether the
+    /// condition asks about it (a witness for `exists`, a counter-example
+    /// for `forall`).
+    fn judge_state(
+        &self,
+        regs: &BTreeMap<(usize, String), Value>,
+        orders: &[&Vec<usize>],
+        vals: &[Option<Value>],
+    ) -> (Vec<Value>, bool, bool) {
+        let state = self.final_state(regs, orders, vals);
+        let sat = eval_prop(
+            &self.skel.test.condition.prop,
+            &state_lookup(self.observed, &state),
+        );
+        let interesting = match self.skel.test.condition.quantifier {
+            Quantifier::Forall => !sat,
+            _ => sat,
+        };
+        (state, sat, interesting)
     }
 
     fn final_state(
