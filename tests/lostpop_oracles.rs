@@ -168,8 +168,8 @@ fn compare_reports_relations() {
     assert_eq!(c[0].only_b, vec!["1:r1=1; 1:r2=0;".to_string()]);
 }
 
-/// The catch-up reduction (docs/operational.md, "Reduction", rules 4 and
-/// 5) keeps every outcome: `lostpop` and `lostpop-unreduced` allow the
+/// The catch-up and sole-writer reductions (docs/operational.md,
+/// "Reduction", rules 4, 5 and 6) keep every outcome: `lostpop` and `lostpop-unreduced` allow the
 /// same states on every X86 oracle and project test both finish within
 /// the budget (tests/lostpop.rs checks the states it saves on IRIW).
 #[test]

@@ -223,8 +223,9 @@ impl<'t> LostPop<'t> {
         })
     }
 
-    /// Turns the catch-up reduction off (`--model lostpop-unreduced`), so
-    /// the reduced exploration can be compared with the plain one.
+    /// Turns the catch-up and sole-writer reductions off (`--model
+    /// lostpop-unreduced`), so the reduced exploration can be compared with
+    /// the plain one.
     pub fn without_catch_up(mut self) -> Self {
         self.catch_up = false;
         self
@@ -982,12 +983,14 @@ impl Machine for LostPop<'_> {
             .collect()
     }
 
-    /// Two persistent singletons (docs/operational.md, "Reduction"):
+    /// Persistent singletons (docs/operational.md, "Reduction"):
     /// accepting a request (it commutes with every other transition, it
     /// adds edges into the new request only, nothing disables it and it
-    /// disables nothing) and a *catch-up propagation* (`reduce.rs`: a
-    /// propagation whose bit only the satisfy rule reads, every partner
-    /// being already there). The state graph is acyclic (every transition
+    /// disables nothing), a catch-up macro, a *sole-writer satisfy*
+    /// (`reduce.rs`: the read can only ever read that write, and reading
+    /// it now only drops constraints earlier) and a *catch-up propagation*
+    /// (`reduce.rs`: a propagation whose bit only the satisfy rule reads,
+    /// every partner being already there). The state graph is acyclic (every transition
     /// grows accepted requests, propagation bits or satisfied reads), so no
     /// cycle proviso is needed. So when one exists, only the first such
     /// transition is explored.
@@ -1005,6 +1008,15 @@ impl Machine for LostPop<'_> {
             .iter()
             .position(|t| matches!(t, LpTransition::CatchUp { .. }))
         {
+            return Some(vec![i]);
+        }
+        if let Some(i) = enabled.iter().position(|t| match *t {
+            LpTransition::Satisfy { read, write } => match (s.req(read), s.req(write)) {
+                (Some(r), Some(w)) => self.future.sole_writer(s, r, w),
+                _ => false,
+            },
+            _ => false,
+        }) {
             return Some(vec![i]);
         }
         enabled

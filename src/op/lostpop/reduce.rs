@@ -1,5 +1,6 @@
-//! LOST-POP's second persistent singleton: *catch-up propagations*
-//! (docs/operational.md, "Reduction", rule 4).
+//! LOST-POP's persistent singletons that look at the future of the code:
+//! *catch-up propagations* (docs/operational.md, "Reduction", rule 5) and
+//! *sole-writer satisfies* (rule 6, [`Future::sole_writer`]).
 //!
 //! A propagation `q -> t` of a request on location `L` is explored alone
 //! when the bit it sets can only matter to the satisfy rule's "same
@@ -230,6 +231,27 @@ impl Future {
             }
         }
         true
+    }
+    /// Whether satisfying read `r` from write `w` is a *sole-writer
+    /// satisfy* (docs/operational.md, "Reduction", rule 6), to be explored
+    /// alone: `r` is a plain read, no thread may still accept a write to
+    /// its location, and every other write on it is dead for `r` (ordered
+    /// after `r`, or behind a write that stays between them). Then every
+    /// run reaching a final state satisfies `r` from `w`, and doing it now
+    /// only removes `r` (and the edges into and out of it) earlier, which
+    /// disables nothing and changes no other effect. The caller guarantees
+    /// that the satisfy is enabled.
+    pub fn sole_writer(&self, s: &LpState, r: &Req, w: &Req) -> bool {
+        if r.kind != Kind::Read {
+            return false;
+        }
+        let l = r.loc;
+        if (0..s.threads.len()).any(|v| self.may_write(s, v, l)) {
+            return false;
+        }
+        !s.reqs
+            .iter()
+            .any(|o| o.id != w.id && o.id != r.id && o.loc == l && o.writes() && live(s, o, r))
     }
 }
 
