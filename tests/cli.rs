@@ -505,7 +505,8 @@ fn bell_file_sets_are_visible_to_the_model() {
         "\"x86 fences\"\nenum Fences = 'mfence || 'sfence\ninstructions F[Fences]\nlet Fenced = Mfence | Sfence\n",
     )
     .unwrap();
-    let model = "let fence = po ; [Fenced] ; po\nacyclic (po \\ (W * R)) | fence | rfe | co | fr as tso\n";
+    let model =
+        "let fence = po ; [Fenced] ; po\nacyclic (po \\ (W * R)) | fence | rfe | co | fr as tso\n";
     std::fs::write(dir.join("m.cat"), format!("\"bell tso\"\n{model}")).unwrap();
     std::fs::write(
         dir.join("inc.cat"),
@@ -537,8 +538,16 @@ fn bell_file_sets_are_visible_to_the_model() {
     // Without the bell, Fenced is unknown.
     let o = litmix(&["run", "--model", &s(&m), &s(&sbf)]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("unknown identifier 'Fenced'"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown identifier 'Fenced'"),
+        "{}",
+        stderr(&o)
+    );
     let o = litmix(&["run", "--bell", "no-such.bell", "--model", &s(&m), &s(&sbf)]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("cannot find bell file"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot find bell file"),
+        "{}",
+        stderr(&o)
+    );
 }
