@@ -185,6 +185,15 @@ fn builtin_resolver(name: &str) -> Option<(String, String)> {
 pub fn load(spec: &str) -> Result<Model, Diagnostic> {
     if let Some(b) = builtin(spec) {
         let file = format!("<builtin {}.cat>", b.name);
+        let cfg = config();
+        if let Some(bell) = &cfg.bell {
+            // herd's `-bell` applies to any model: its names are visible.
+            let opts = LoadOptions {
+                bell: Some(read_bell(bell, &search_path(None, &cfg))?),
+                ..Default::default()
+            };
+            return Model::parse_with(&file, b.source, &builtin_resolver, &opts);
+        }
         return Model::parse(&file, b.source, &builtin_resolver);
     }
     let path = Path::new(spec);

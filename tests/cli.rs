@@ -535,6 +535,9 @@ fn bell_file_sets_are_visible_to_the_model() {
     assert!(out.contains("Observation SBF Never"), "{out}");
     let out = run(&["run", "--model", &s(&inc), &s(&sbf)]);
     assert!(out.contains("Observation SBF Never"), "{out}");
+    // A bell also goes in front of a built-in model (which ignores it).
+    let out = run(&["run", "--bell", &s(&bell), "--model", "x86tso", &s(&sbf)]);
+    assert!(out.contains("Observation SBF Never"), "{out}");
     // Without the bell, Fenced is unknown.
     let o = litmix(&["run", "--model", &s(&m), &s(&sbf)]);
     assert!(!o.status.success());
