@@ -350,6 +350,16 @@ impl Compiler {
                 // carry. litmix's front ends attach no bell annotations, so
                 // no event can break it: it is resolved and type-checked only.
                 let e = self.expr(expr, &[])?;
+                // No environment name is a set of tags: a name that is not
+                // an enum (or a binding) is unknown.
+                if let Some((name, loc)) = self.first_env_name(&e) {
+                    return Err(Error::new(
+                        loc,
+                        format!(
+                            "'{name}' is neither an enum nor a set of tags (instructions K[...] takes tags and enum names)"
+                        ),
+                    ));
+                }
                 let ty = self.infer(&e, &[])?;
                 if !matches!(ty, Ty::ValSet | Ty::Unknown | Ty::Tag) {
                     return Err(type_error(
@@ -605,6 +615,20 @@ impl Compiler {
             refs,
         }));
         Ok(())
+    }
+
+    /// The first environment name `e` reads through operators and explicit
+    /// sets, with where it is read.
+    fn first_env_name(&self, e: &CExpr) -> Option<(String, Loc)> {
+        match &e.node {
+            Node::Env(i) => Some((self.prog.env_names[*i].name.clone(), e.loc)),
+            Node::Unary(_, a) => self.first_env_name(a),
+            Node::Binary(_, _, a, b) => self.first_env_name(a).or_else(|| self.first_env_name(b)),
+            Node::ExplicitSet(xs) | Node::Tuple(xs) => {
+                xs.iter().find_map(|x| self.first_env_name(x))
+            }
+            _ => None,
+        }
     }
 
     /// Marks the environment names `e` reads directly (not under `try`,

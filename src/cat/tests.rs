@@ -1035,8 +1035,23 @@ let Both = Acq | Once";
     );
     // `instructions K[e]` wants a set of tags, and is a keyword only there.
     let d = Model::parse("m.cat", "instructions R[po]", &no_include).unwrap_err();
-    assert!(d.message.contains("expects a set of tags"), "{}", d.message);
+    assert!(
+        d.message
+            .contains("'po' is neither an enum nor a set of tags"),
+        "{}",
+        d.message
+    );
     assert_eq!(d.pos.line, 1);
+    let d = Model::parse("m.cat", "let r = po\ninstructions R[r]", &no_include).unwrap_err();
+    assert!(d.message.contains("expects a set of tags"), "{}", d.message);
+    let d = Model::parse(
+        "m.cat",
+        "\"m\"\ninstructions R[Accesses | {'a}]",
+        &no_include,
+    )
+    .unwrap_err();
+    assert!(d.message.contains("'Accesses' is neither"), "{}", d.message);
+    assert_eq!((d.pos.line, d.pos.col), (2, 16));
     let po = rel_value("let x = po", &env, "x");
     assert_eq!(
         rel_value("let instructions = po\nlet x = instructions", &env, "x"),
