@@ -199,6 +199,39 @@ impl Program {
             .any(|o| o.kind != OpKind::Fence && o.loc == l && o.order != 0)
     }
 
+    /// Whether no execution can race, whatever the model decides: every two
+    /// accesses of different threads to one location of which one writes
+    /// are atomic, and (with `scoped`, sc11's heterogeneous races) both
+    /// scoped with each scope covering the other's thread. Conflicting
+    /// accesses of one thread are `sb`-ordered, so no race flag of `sc11`
+    /// or `rc11` can be raised (docs/mappings.md, "Checking a program").
+    pub fn race_free(&self, scoped: bool) -> bool {
+        let writes = |o: &Op| matches!(o.kind, OpKind::Store | OpKind::Rmw);
+        for (t, th) in self.threads.iter().enumerate() {
+            for (u, uh) in self.threads.iter().enumerate().skip(t + 1) {
+                for a in th.ops.iter().filter(|o| o.kind != OpKind::Fence) {
+                    for b in uh.ops.iter().filter(|o| o.kind != OpKind::Fence) {
+                        if a.loc != b.loc || !(writes(a) || writes(b)) {
+                            continue;
+                        }
+                        if a.order == 0 || b.order == 0 {
+                            return false;
+                        }
+                        if scoped
+                            && (a.scope == 0
+                                || b.scope == 0
+                                || !covers(th.place, a.scope, uh.place, t == u)
+                                || !covers(uh.place, b.scope, th.place, t == u))
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
     /// The program as a C litmus test named `name`, with `condition` (a
     /// herd proposition over `N:rK` registers and `[x]` locations).
     pub fn to_c(&self, name: &str, condition: &str) -> String {

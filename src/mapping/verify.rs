@@ -508,10 +508,9 @@ fn check_program(
     p: &Program,
 ) -> Result<(Verdict, Option<Counterexample>), String> {
     let name = program_name(m, o.bound, i);
-    let text = p.to_c(&name, "x=0");
-    let src = crate::litmus::parse_str(&format!("{name}.litmus"), &text)
-        .map_err(|d| format!("{}\n{text}", d.render()))?;
-    let r = check::check_test(m, &src, &name, cache, &o.check)?;
+    let src = super::build::source_test(p, &name);
+    let race_free = p.race_free(m.source == "sc11");
+    let r = check::check_test_with(m, &src, &name, cache, &o.check, race_free)?;
     if r.verdict != Verdict::Unsound {
         return Ok((r.verdict, None));
     }
