@@ -7,7 +7,7 @@
 
 use litmix::driver::ModelCache;
 use litmix::mapping::check::{self, Verdict};
-use litmix::mapping::enumerate::{OpKind, Program};
+use litmix::mapping::enumerate::{self, OpKind, Program};
 use litmix::mapping::verify;
 use std::collections::BTreeSet;
 
@@ -91,7 +91,10 @@ fn strengthen(m: &litmix::mapping::Mapping, p: &Program) -> Program {
 /// states and race verdict, no target state lost), or has a stronger twin
 /// compiling to the same code that is race-free with fewer source states;
 /// returns how many skipped programs took each path.
-fn skipped_programs_are_harmless(mapping: &str, o: verify::Options) -> (usize, usize, usize) {
+fn skipped_programs_are_harmless(
+    mapping: &str,
+    o: verify::Options,
+) -> (usize, usize, usize, usize) {
     let m = litmix::mapping::load(mapping).unwrap();
     let reduced: BTreeSet<String> = verify::programs(&m, &o)
         .iter()
@@ -101,7 +104,7 @@ fn skipped_programs_are_harmless(mapping: &str, o: verify::Options) -> (usize, u
     plain.no_reduce = true;
     let all = verify::programs(&m, &plain);
     let cache = ModelCache::default();
-    let (mut racy, mut fenced, mut stronger) = (0, 0, 0);
+    let (mut racy, mut fenced, mut stronger, mut placed) = (0, 0, 0, 0);
     for (_, p) in &all {
         if reduced.contains(&p.summary()) {
             continue;
@@ -125,6 +128,31 @@ fn skipped_programs_are_harmless(mapping: &str, o: verify::Options) -> (usize, u
             fenced += 1;
             continue;
         }
+        if let Some(q) = enumerate::coarser_placement_twin(&verify::space(&m, &plain), p) {
+            // The placement cut: the same threads with fewer work-groups or
+            // devices and the same covered threads per scoped operation
+            // behave alike under both models.
+            let rq = check(&m, &q, &cache);
+            assert_eq!(r.verdict, rq.verdict, "{}", p.summary());
+            assert_eq!(r.source_states, rq.source_states, "{}", p.summary());
+            assert_eq!(r.target_states, rq.target_states, "{}", p.summary());
+            // The twin (or a coarser twin of it, in canonical thread order)
+            // is enumerated.
+            let space = verify::space(&m, &plain);
+            let mut rep = enumerate::canonical(&q);
+            while !reduced.contains(&rep.summary()) {
+                match enumerate::coarser_placement_twin(&space, &rep) {
+                    Some(t) => rep = enumerate::canonical(&t),
+                    None => panic!(
+                        "{mapping}: the coarser twin of {} is not enumerated: {}",
+                        p.summary(),
+                        rep.summary()
+                    ),
+                }
+            }
+            placed += 1;
+            continue;
+        }
         let q = strengthen(&m, p);
         assert!(
             q != *p,
@@ -146,31 +174,35 @@ fn skipped_programs_are_harmless(mapping: &str, o: verify::Options) -> (usize, u
         "{mapping}: nothing was reduced ({} programs)",
         all.len()
     );
-    (racy, fenced, stronger)
+    (racy, fenced, stronger, placed)
 }
 
 #[test]
 fn sc11_ptx_skips_only_racy_or_edge_fenced_programs() {
-    let (racy, fenced, _) =
-        skipped_programs_are_harmless("sc11-ptx", options(3, &["na", "rlx", "rel", "sc"], 2, 2));
-    // Both race cuts and the fence cut fire (sc11-ptx compiles every order
-    // differently: no stronger twins).
-    assert!(racy > 1000 && fenced > 100, "racy {racy}, fenced {fenced}");
+    let (racy, fenced, _, placed) =
+        skipped_programs_are_harmless("sc11-ptx", options(3, &["na", "rlx", "rel", "sc"], 3, 3));
+    // Both race cuts, the fence cut and the placement cut fire (sc11-ptx
+    // compiles every order differently: no stronger twins).
+    assert!(
+        racy > 1000 && fenced > 100 && placed > 100,
+        "racy {racy}, fenced {fenced}, placed {placed}"
+    );
 }
 
 #[test]
 fn sc11_x86ptx_skips_only_racy_edge_fenced_or_dominated_programs() {
-    let (racy, fenced, stronger) =
-        skipped_programs_are_harmless("sc11-x86ptx", options(3, &["na", "acq", "rel", "sc"], 2, 1));
+    let (racy, fenced, stronger, placed) =
+        skipped_programs_are_harmless("sc11-x86ptx", options(3, &["na", "acq", "rel", "sc"], 2, 2));
     assert!(
-        racy > 100 && fenced > 100 && stronger > 100,
-        "racy {racy}, fenced {fenced}, stronger {stronger}"
+        racy > 100 && fenced > 100 && stronger > 100 && placed > 10,
+        "racy {racy}, fenced {fenced}, stronger {stronger}, placed {placed}"
     );
 }
 
 #[test]
 fn rc11_x86_skips_only_racy_edge_fenced_or_dominated_programs() {
-    let (racy, fenced, stronger) = skipped_programs_are_harmless("rc11-x86", options(3, &[], 3, 1));
+    let (racy, fenced, stronger, _) =
+        skipped_programs_are_harmless("rc11-x86", options(3, &[], 3, 1));
     assert!(
         racy > 100 && fenced > 100 && stronger > 100,
         "racy {racy}, fenced {fenced}, stronger {stronger}"
@@ -203,7 +235,17 @@ fn heterogeneous_race_cut_matches_the_model() {
         }
         if s == "wg0.dev0: R.rlx.dev x | wg1.dev0: W.rlx.dev x" {
             seen += 1;
-            assert!(reduced.contains(&s), "a race-free pair was cut");
+            // Race-free: kept, as its placement twin in one work-group
+            // (the same covered threads with fewer work-groups).
+            let twin = enumerate::coarser_placement_twin(&verify::space(&m, &plain), p).unwrap();
+            let twin = enumerate::canonical(&twin).summary();
+            assert!(
+                twin.starts_with("wg0.dev0: R.rlx.wg x | wg0.dev0: W.rlx.wg x")
+                    || twin == "wg0.dev0: W.rlx.wg x | wg0.dev0: R.rlx.wg x",
+                "{twin}"
+            );
+            assert!(reduced.contains(&twin), "a race-free pair was cut: {twin}");
+            assert_ne!(check(&m, p, &cache).verdict, Verdict::Racy);
         }
     }
     assert_eq!(seen, 2);

@@ -253,7 +253,9 @@ fn base_space(m: &Mapping, o: &Options) -> Space {
         reduce: if o.no_reduce {
             Reduce::default()
         } else {
-            reductions(m, o.check.target_model.as_deref().unwrap_or(&m.target))
+            let mut r = reductions(m, o.check.target_model.as_deref().unwrap_or(&m.target));
+            r.placements &= !o.all_scopes;
+            r
         },
     }
 }
@@ -274,16 +276,22 @@ pub fn reductions(m: &Mapping, target: &str) -> Reduce {
             heterogeneous_races: hetero,
             edge_fences: true,
             stronger_orders: true,
+            placements: true,
         },
         "rc11" => Reduce {
             data_races: data,
             heterogeneous_races: false,
             edge_fences: true,
             stronger_orders: true,
+            placements: false,
         },
         _ => Reduce::default(),
     };
     r.edge_fences &= matches!(target, "ptx6" | "cmm" | "x86tso") && fences_compile_to_fences(m);
+    // The placement cut rests on the argument of the scope merge (item 5)
+    // for the models it was made for; it needs the merge itself (no rule
+    // selects by scope).
+    r.placements &= matches!(target, "ptx6" | "cmm") && !m.scope_selective();
     r
 }
 
