@@ -183,8 +183,11 @@ pub fn check_test(
     cache: &ModelCache,
     opts: &Options,
 ) -> Result<Report, String> {
-    check_test_with(m, src, file, cache, opts, false)
+    check_test_with(m, src, file, cache, opts, false, None)
 }
+
+/// How a check compiles the source test (the default: [`compile`]).
+pub type CompileFn<'a> = &'a (dyn Fn(&Test) -> Result<Compiled, crate::diag::Diagnostic> + Sync);
 
 /// Whether the SC shortcut of [`check_test_with`] is sound for `m`'s source
 /// model: every SC interleaving of a program is one of its consistent
@@ -197,7 +200,8 @@ pub fn sc_shortcut_sound(m: &Mapping) -> bool {
 /// execution of `src` raises an undefined flag, and [`sc_shortcut_sound`]
 /// holds) the target runs first: a target state that some SC interleaving
 /// reaches is source-allowed, so the source model runs only when the target
-/// allows a state outside the SC states. When it does not run, the report's
+/// allows a state outside the SC states. `compiler` replaces [`compile`]
+/// (`verify-mapping` builds the target IR directly, [`super::build`]). When it does not run, the report's
 /// `source_states` are the SC states (a subset of the source's).
 pub fn check_test_with(
     m: &Mapping,
@@ -206,11 +210,16 @@ pub fn check_test_with(
     cache: &ModelCache,
     opts: &Options,
     race_free: bool,
+    compiler: Option<CompileFn<'_>>,
 ) -> Result<Report, String> {
     let mut source = src.clone();
     let terms = full_observation(&source);
     source.observed = terms.clone();
-    let compiled = compile(m, &source).map_err(|d| d.render())?;
+    let compiled = match compiler {
+        Some(c) => c(&source),
+        None => compile(m, &source),
+    }
+    .map_err(|d| d.render())?;
     let target_model = opts
         .target_model
         .clone()
