@@ -308,3 +308,92 @@ fn shards_partition_the_reduced_space() {
     parts.sort_by_key(|p| p.0);
     assert_eq!(parts, whole);
 }
+
+/// The fast path of a campaign (source IR built directly, target IR from
+/// templates, the source model asked only about target states no SC
+/// interleaving reaches) against the plain check of the printed program,
+/// for correct and deliberately wrong mappings: the same verdict and target
+/// states, and the fast source states (the SC states when the source model
+/// did not run) among the source's.
+#[test]
+fn fast_check_agrees_with_the_plain_check() {
+    for (name, bound, orders, every) in [
+        ("sc11-ptx", 3, &[][..], 7),
+        (
+            "tests/mappings/wrong/sc11-ptx-acq-relaxed.map",
+            4,
+            &["rel", "acq"][..],
+            1,
+        ),
+        (
+            "tests/mappings/wrong/rc11-x86-no-mfence.map",
+            4,
+            &["sc"][..],
+            1,
+        ),
+        ("sc11-x86ptx", 3, &[][..], 11),
+    ] {
+        let m = litmix::mapping::load(name).unwrap();
+        let o = options(bound, orders, bound, 2);
+        let cache = ModelCache::default();
+        let compiler = litmix::mapping::build::Compiler::new(&m);
+        let (mut n, mut unsound, mut shortcut) = (0, 0, 0);
+        for (i, p) in verify::programs(&m, &o) {
+            if i % every != 0 {
+                continue;
+            }
+            let plain = check(&m, p_ref(&p), &cache);
+            let src = litmix::mapping::build::source_test(&p, "P");
+            let compile = |t: &litmix::ir::Test| compiler.compile(&p, t);
+            let race_free = p.race_free(m.source == "sc11");
+            let fast = check::check_test_with(
+                &m,
+                &src,
+                "P",
+                &cache,
+                &check::Options::default(),
+                race_free,
+                Some(&compile),
+            )
+            .unwrap();
+            assert_eq!(plain.verdict, fast.verdict, "{name}: {}", p.summary());
+            assert_eq!(
+                plain.target_states,
+                fast.target_states,
+                "{name}: {}",
+                p.summary()
+            );
+            assert_eq!(
+                plain.extra_states,
+                fast.extra_states,
+                "{name}: {}",
+                p.summary()
+            );
+            let sp: BTreeSet<_> = plain.source_states.iter().collect();
+            assert!(fast.source_states.iter().all(|s| sp.contains(s)));
+            if plain.verdict == Verdict::Racy {
+                assert!(
+                    !race_free,
+                    "{name}: racy but statically race-free: {}",
+                    p.summary()
+                );
+            }
+            if !fast.source_model_ran {
+                shortcut += 1;
+            }
+            unsound += (plain.verdict == Verdict::Unsound) as usize;
+            n += 1;
+        }
+        assert!(n > 100, "{name}: {n}");
+        // At 3 events every target state of sc11-ptx is an SC state (weak
+        // shapes need 4): the source model never runs there.
+        assert!(shortcut > 0, "{name}: shortcut {shortcut} of {n}");
+        if name.contains("wrong") {
+            assert!(unsound > 0, "{name}: no counterexample");
+        }
+    }
+}
+
+fn p_ref(p: &Program) -> &Program {
+    p
+}

@@ -69,6 +69,9 @@ pub struct Report {
     pub undefined_flags: Vec<String>,
     /// With `why`: the explanation text (source axiom, target witness).
     pub why: String,
+    /// Whether the source model ran (not when every target state is an SC
+    /// state of a race-free program, see [`check_test_with`]).
+    pub source_model_ran: bool,
     /// The source test, with every register and location observed.
     pub source: Test,
     /// The compiled test (full observation).
@@ -241,6 +244,7 @@ pub fn check_test_with(
         extra_states: Vec::new(),
         undefined_flags: Vec::new(),
         why: String::new(),
+        source_model_ran: true,
         source,
         compiled,
     };
@@ -257,6 +261,7 @@ pub fn check_test_with(
         if report.target_states.iter().all(|s| sc.contains(s)) {
             report.source_states = sc.into_iter().collect();
             report.verdict = Verdict::Sound;
+            report.source_model_ran = false;
             return Ok(report);
         }
         let src_res = run(&report.source, &m.source, cache, &opts.check)?;
