@@ -708,7 +708,7 @@ mod tests {
             let mut direct = 0;
             enumerate::for_each(&crate::mapping::verify::space(&m, &o), &mut |p| {
                 i += 1;
-                if p.events() == 3 && i % 29 != 0 {
+                if p.events() == 3 && !i.is_multiple_of(29) {
                     return;
                 }
                 let mut src = source_test(p, "t");
@@ -747,7 +747,7 @@ mod tests {
             let mut i = 0usize;
             enumerate::for_each(&space(bound, scoped, rmw_add, remote), &mut |p| {
                 i += 1;
-                if p.events() == 3 && i % 53 != 0 {
+                if p.events() == 3 && !i.is_multiple_of(53) {
                     return;
                 }
                 let text = p.to_c("t", "x=0");

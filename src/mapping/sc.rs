@@ -151,8 +151,8 @@ pub fn sc_states(test: &Test, terms: &[Term]) -> Option<BTreeSet<Vec<Value>>> {
             return None;
         }
         let mut done = true;
-        for t in 0..code.len() {
-            let Some(step) = code[t].get(m.pc[t]) else {
+        for (t, thread) in code.iter().enumerate() {
+            let Some(step) = thread.get(m.pc[t]) else {
                 continue;
             };
             done = false;
