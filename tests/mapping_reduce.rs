@@ -7,7 +7,7 @@
 
 use litmix::driver::ModelCache;
 use litmix::mapping::check::{self, Verdict};
-use litmix::mapping::enumerate::{OpKind, Program};
+use litmix::mapping::enumerate::{self, OpKind, Program};
 use litmix::mapping::verify;
 use std::collections::BTreeSet;
 
@@ -91,7 +91,10 @@ fn strengthen(m: &litmix::mapping::Mapping, p: &Program) -> Program {
 /// states and race verdict, no target state lost), or has a stronger twin
 /// compiling to the same code that is race-free with fewer source states;
 /// returns how many skipped programs took each path.
-fn skipped_programs_are_harmless(mapping: &str, o: verify::Options) -> (usize, usize, usize) {
+fn skipped_programs_are_harmless(
+    mapping: &str,
+    o: verify::Options,
+) -> (usize, usize, usize, usize) {
     let m = litmix::mapping::load(mapping).unwrap();
     let reduced: BTreeSet<String> = verify::programs(&m, &o)
         .iter()
@@ -101,7 +104,7 @@ fn skipped_programs_are_harmless(mapping: &str, o: verify::Options) -> (usize, u
     plain.no_reduce = true;
     let all = verify::programs(&m, &plain);
     let cache = ModelCache::default();
-    let (mut racy, mut fenced, mut stronger) = (0, 0, 0);
+    let (mut racy, mut fenced, mut stronger, mut placed) = (0, 0, 0, 0);
     for (_, p) in &all {
         if reduced.contains(&p.summary()) {
             continue;
@@ -125,6 +128,31 @@ fn skipped_programs_are_harmless(mapping: &str, o: verify::Options) -> (usize, u
             fenced += 1;
             continue;
         }
+        if let Some(q) = enumerate::coarser_placement_twin(&verify::space(&m, &plain), p) {
+            // The placement cut: the same threads with fewer work-groups or
+            // devices and the same covered threads per scoped operation
+            // behave alike under both models.
+            let rq = check(&m, &q, &cache);
+            assert_eq!(r.verdict, rq.verdict, "{}", p.summary());
+            assert_eq!(r.source_states, rq.source_states, "{}", p.summary());
+            assert_eq!(r.target_states, rq.target_states, "{}", p.summary());
+            // The twin (or a coarser twin of it, in canonical thread order)
+            // is enumerated.
+            let space = verify::space(&m, &plain);
+            let mut rep = enumerate::canonical(&q);
+            while !reduced.contains(&rep.summary()) {
+                match enumerate::coarser_placement_twin(&space, &rep) {
+                    Some(t) => rep = enumerate::canonical(&t),
+                    None => panic!(
+                        "{mapping}: the coarser twin of {} is not enumerated: {}",
+                        p.summary(),
+                        rep.summary()
+                    ),
+                }
+            }
+            placed += 1;
+            continue;
+        }
         let q = strengthen(&m, p);
         assert!(
             q != *p,
@@ -146,31 +174,35 @@ fn skipped_programs_are_harmless(mapping: &str, o: verify::Options) -> (usize, u
         "{mapping}: nothing was reduced ({} programs)",
         all.len()
     );
-    (racy, fenced, stronger)
+    (racy, fenced, stronger, placed)
 }
 
 #[test]
 fn sc11_ptx_skips_only_racy_or_edge_fenced_programs() {
-    let (racy, fenced, _) =
-        skipped_programs_are_harmless("sc11-ptx", options(3, &["na", "rlx", "rel", "sc"], 2, 2));
-    // Both race cuts and the fence cut fire (sc11-ptx compiles every order
-    // differently: no stronger twins).
-    assert!(racy > 1000 && fenced > 100, "racy {racy}, fenced {fenced}");
+    let (racy, fenced, _, placed) =
+        skipped_programs_are_harmless("sc11-ptx", options(3, &["na", "rlx", "rel", "sc"], 3, 3));
+    // Both race cuts, the fence cut and the placement cut fire (sc11-ptx
+    // compiles every order differently: no stronger twins).
+    assert!(
+        racy > 1000 && fenced > 100 && placed > 100,
+        "racy {racy}, fenced {fenced}, placed {placed}"
+    );
 }
 
 #[test]
 fn sc11_x86ptx_skips_only_racy_edge_fenced_or_dominated_programs() {
-    let (racy, fenced, stronger) =
-        skipped_programs_are_harmless("sc11-x86ptx", options(3, &["na", "acq", "rel", "sc"], 2, 1));
+    let (racy, fenced, stronger, placed) =
+        skipped_programs_are_harmless("sc11-x86ptx", options(3, &["na", "acq", "rel", "sc"], 2, 2));
     assert!(
-        racy > 100 && fenced > 100 && stronger > 100,
-        "racy {racy}, fenced {fenced}, stronger {stronger}"
+        racy > 100 && fenced > 100 && stronger > 100 && placed > 10,
+        "racy {racy}, fenced {fenced}, stronger {stronger}, placed {placed}"
     );
 }
 
 #[test]
 fn rc11_x86_skips_only_racy_edge_fenced_or_dominated_programs() {
-    let (racy, fenced, stronger) = skipped_programs_are_harmless("rc11-x86", options(3, &[], 3, 1));
+    let (racy, fenced, stronger, _) =
+        skipped_programs_are_harmless("rc11-x86", options(3, &[], 3, 1));
     assert!(
         racy > 100 && fenced > 100 && stronger > 100,
         "racy {racy}, fenced {fenced}, stronger {stronger}"
@@ -203,7 +235,17 @@ fn heterogeneous_race_cut_matches_the_model() {
         }
         if s == "wg0.dev0: R.rlx.dev x | wg1.dev0: W.rlx.dev x" {
             seen += 1;
-            assert!(reduced.contains(&s), "a race-free pair was cut");
+            // Race-free: kept, as its placement twin in one work-group
+            // (the same covered threads with fewer work-groups).
+            let twin = enumerate::coarser_placement_twin(&verify::space(&m, &plain), p).unwrap();
+            let twin = enumerate::canonical(&twin).summary();
+            assert!(
+                twin.starts_with("wg0.dev0: R.rlx.wg x | wg0.dev0: W.rlx.wg x")
+                    || twin == "wg0.dev0: W.rlx.wg x | wg0.dev0: R.rlx.wg x",
+                "{twin}"
+            );
+            assert!(reduced.contains(&twin), "a race-free pair was cut: {twin}");
+            assert_ne!(check(&m, p, &cache).verdict, Verdict::Racy);
         }
     }
     assert_eq!(seen, 2);
@@ -265,4 +307,93 @@ fn shards_partition_the_reduced_space() {
     }
     parts.sort_by_key(|p| p.0);
     assert_eq!(parts, whole);
+}
+
+/// The fast path of a campaign (source IR built directly, target IR from
+/// templates, the source model asked only about target states no SC
+/// interleaving reaches) against the plain check of the printed program,
+/// for correct and deliberately wrong mappings: the same verdict and target
+/// states, and the fast source states (the SC states when the source model
+/// did not run) among the source's.
+#[test]
+fn fast_check_agrees_with_the_plain_check() {
+    for (name, bound, orders, every) in [
+        ("sc11-ptx", 3, &[][..], 7),
+        (
+            "tests/mappings/wrong/sc11-ptx-acq-relaxed.map",
+            4,
+            &["rel", "acq"][..],
+            1,
+        ),
+        (
+            "tests/mappings/wrong/rc11-x86-no-mfence.map",
+            4,
+            &["sc"][..],
+            1,
+        ),
+        ("sc11-x86ptx", 3, &[][..], 11),
+    ] {
+        let m = litmix::mapping::load(name).unwrap();
+        let o = options(bound, orders, bound, 2);
+        let cache = ModelCache::default();
+        let compiler = litmix::mapping::build::Compiler::new(&m);
+        let (mut n, mut unsound, mut shortcut) = (0, 0, 0);
+        for (i, p) in verify::programs(&m, &o) {
+            if i % every != 0 {
+                continue;
+            }
+            let plain = check(&m, p_ref(&p), &cache);
+            let src = litmix::mapping::build::source_test(&p, "P");
+            let compile = |t: &litmix::ir::Test| compiler.compile(&p, t);
+            let race_free = p.race_free(m.source == "sc11");
+            let fast = check::check_test_with(
+                &m,
+                &src,
+                "P",
+                &cache,
+                &check::Options::default(),
+                race_free,
+                Some(&compile),
+            )
+            .unwrap();
+            assert_eq!(plain.verdict, fast.verdict, "{name}: {}", p.summary());
+            assert_eq!(
+                plain.target_states,
+                fast.target_states,
+                "{name}: {}",
+                p.summary()
+            );
+            assert_eq!(
+                plain.extra_states,
+                fast.extra_states,
+                "{name}: {}",
+                p.summary()
+            );
+            let sp: BTreeSet<_> = plain.source_states.iter().collect();
+            assert!(fast.source_states.iter().all(|s| sp.contains(s)));
+            if plain.verdict == Verdict::Racy {
+                assert!(
+                    !race_free,
+                    "{name}: racy but statically race-free: {}",
+                    p.summary()
+                );
+            }
+            if !fast.source_model_ran {
+                shortcut += 1;
+            }
+            unsound += (plain.verdict == Verdict::Unsound) as usize;
+            n += 1;
+        }
+        assert!(n > 100, "{name}: {n}");
+        // At 3 events every target state of sc11-ptx is an SC state (weak
+        // shapes need 4): the source model never runs there.
+        assert!(shortcut > 0, "{name}: shortcut {shortcut} of {n}");
+        if name.contains("wrong") {
+            assert!(unsound > 0, "{name}: no counterexample");
+        }
+    }
+}
+
+fn p_ref(p: &Program) -> &Program {
+    p
 }

@@ -159,6 +159,10 @@ pub struct Model {
     program: Program,
     /// [`Model::co_native`], made on first use.
     native: std::sync::OnceLock<Option<Box<Model>>>,
+    /// The engine's two pruning plans (`rf` search, `co` search), made on
+    /// first use by [`Model::engine_plans`]: a campaign checking millions of
+    /// small tests with one model analyses it once.
+    engine_plans: std::sync::OnceLock<Box<(PrunePlan, PrunePlan)>>,
 }
 
 impl Model {
@@ -224,6 +228,7 @@ impl Model {
                     files,
                     program,
                     native: std::sync::OnceLock::new(),
+                    engine_plans: std::sync::OnceLock::new(),
                 })
             }
             Err(e) => Err(to_diagnostic(&files, e)),
@@ -408,6 +413,7 @@ impl Model {
             files: self.files.clone(),
             program: q,
             native: std::sync::OnceLock::from(None),
+            engine_plans: std::sync::OnceLock::new(),
         })
     }
 
@@ -510,6 +516,15 @@ impl Model {
     /// [`monotone::candidate_plan`]).
     pub fn prune_plan(&self, dynamic: &dyn Fn(&str) -> bool) -> PrunePlan {
         monotone::candidate_plan(&self.program, dynamic)
+    }
+
+    /// The engine's pruning plans, computed once per model by `make` (the
+    /// engine always asks with the same two choice predicates).
+    pub fn engine_plans(
+        &self,
+        make: impl FnOnce(&Model) -> (PrunePlan, PrunePlan),
+    ) -> &(PrunePlan, PrunePlan) {
+        self.engine_plans.get_or_init(|| Box::new(make(self)))
     }
 
     /// For each `with` of the model: its source text and which later checks

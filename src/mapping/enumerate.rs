@@ -160,6 +160,11 @@ pub struct Reduce {
     /// removes source behaviours and races, so the stronger program is a
     /// counterexample whenever this one is).
     pub stronger_orders: bool,
+    /// Skip a program when a placement with fewer devices, or as many and
+    /// fewer work-groups, gives every scoped operation the same set of
+    /// covered threads (the same `incl`, hence the same behaviours in
+    /// `sc11`, `ptx6` and `cmm`; docs/mappings.md, "Reductions", item 11).
+    pub placements: bool,
 }
 
 impl Reduce {
@@ -170,6 +175,7 @@ impl Reduce {
             heterogeneous_races: true,
             edge_fences: true,
             stronger_orders: true,
+            placements: true,
         }
     }
 }
@@ -197,6 +203,39 @@ impl Program {
             .iter()
             .flat_map(|t| &t.ops)
             .any(|o| o.kind != OpKind::Fence && o.loc == l && o.order != 0)
+    }
+
+    /// Whether no execution can race, whatever the model decides: every two
+    /// accesses of different threads to one location of which one writes
+    /// are atomic, and (with `scoped`, sc11's heterogeneous races) both
+    /// scoped with each scope covering the other's thread. Conflicting
+    /// accesses of one thread are `sb`-ordered, so no race flag of `sc11`
+    /// or `rc11` can be raised (docs/mappings.md, "Checking a program").
+    pub fn race_free(&self, scoped: bool) -> bool {
+        let writes = |o: &Op| matches!(o.kind, OpKind::Store | OpKind::Rmw);
+        for (t, th) in self.threads.iter().enumerate() {
+            for (u, uh) in self.threads.iter().enumerate().skip(t + 1) {
+                for a in th.ops.iter().filter(|o| o.kind != OpKind::Fence) {
+                    for b in uh.ops.iter().filter(|o| o.kind != OpKind::Fence) {
+                        if a.loc != b.loc || !(writes(a) || writes(b)) {
+                            continue;
+                        }
+                        if a.order == 0 || b.order == 0 {
+                            return false;
+                        }
+                        if scoped
+                            && (a.scope == 0
+                                || b.scope == 0
+                                || !covers(th.place, a.scope, uh.place, t == u)
+                                || !covers(uh.place, b.scope, th.place, t == u))
+                        {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// The program as a C litmus test named `name`, with `condition` (a
@@ -415,6 +454,41 @@ fn normalize(threads: &[&Thread]) -> Vec<Thread> {
         .collect()
 }
 
+/// The representative of `p`'s class under permutations of equally sized
+/// threads and renumbering (the one the enumeration generates), for tests.
+pub fn canonical(p: &Program) -> Program {
+    let n = p.threads.len();
+    let mut best: Option<(Vec<u8>, Vec<Thread>)> = None;
+    let mut perm: Vec<usize> = (0..n).collect();
+    let sizes: Vec<usize> = p.threads.iter().map(Thread::size).collect();
+    permute(&mut perm, 0, &mut |perm| {
+        if perm.iter().enumerate().all(|(k, &j)| sizes[j] == sizes[k]) {
+            let ts: Vec<&Thread> = perm.iter().map(|&j| &p.threads[j]).collect();
+            let norm = normalize(&ts);
+            let e = encode(&norm.iter().collect::<Vec<_>>());
+            if best.as_ref().is_none_or(|(b, _)| e < *b) {
+                best = Some((e, norm));
+            }
+        }
+    });
+    Program {
+        threads: best.map(|b| b.1).unwrap_or_default(),
+        rmw_add: p.rmw_add,
+    }
+}
+
+fn permute(v: &mut Vec<usize>, k: usize, f: &mut dyn FnMut(&[usize])) {
+    if k == v.len() {
+        f(v);
+        return;
+    }
+    for i in k..v.len() {
+        v.swap(k, i);
+        permute(v, k + 1, f);
+        v.swap(k, i);
+    }
+}
+
 /// Whether `p` is the smallest of its class under permutations of equally
 /// sized threads (threads are already by non-increasing size).
 fn is_canonical(threads: &[Thread]) -> bool {
@@ -557,21 +631,117 @@ pub fn for_each(space: &Space, f: &mut dyn FnMut(&Program)) {
 /// Calls `f` on every canonical program of exactly `n` events, in a fixed
 /// order.
 pub fn for_each_of_size(space: &Space, n: usize, f: &mut dyn FnMut(&Program)) {
-    {
-        let mut sizes = Vec::new();
-        partitions(n, n, space.max_threads, &mut sizes, &mut |sizes| {
-            placements(space, sizes.len(), &mut Vec::new(), &mut |places| {
-                let mut threads: Vec<Thread> = places
-                    .iter()
-                    .map(|&place| Thread {
-                        place,
-                        ops: Vec::new(),
-                    })
-                    .collect();
-                fill(space, sizes, 0, 0, &mut threads, f);
-            });
+    let mut sizes = Vec::new();
+    partitions(n, n, space.max_threads, &mut sizes, &mut |sizes| {
+        let mut all: Vec<Vec<Place>> = Vec::new();
+        placements(space, sizes.len(), &mut Vec::new(), &mut |places| {
+            all.push(places.to_vec())
         });
+        for places in &all {
+            // Placements that may realise this one's scope coverage with
+            // fewer instances (the placement cut).
+            let coarser: Vec<&[Place]> = if space.reduce.placements {
+                all.iter()
+                    .filter(|q| {
+                        q.iter()
+                            .zip(places)
+                            .all(|(a, b)| (*a == Place::Cpu) == (*b == Place::Cpu))
+                            && instances(q) < instances(places)
+                    })
+                    .map(Vec::as_slice)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let mut threads: Vec<Thread> = places
+                .iter()
+                .map(|&place| Thread {
+                    place,
+                    ops: Vec::new(),
+                })
+                .collect();
+            fill(space, sizes, 0, 0, &mut threads, &coarser, f);
+        }
+    });
+}
+
+/// (devices, work-groups) of a placement: the order the placement cut
+/// decreases (invariant under thread permutation and renumbering).
+fn instances(places: &[Place]) -> (usize, usize) {
+    let mut devs: Vec<u8> = Vec::new();
+    let mut wgs: Vec<(u8, u8)> = Vec::new();
+    for p in places {
+        if let Place::Gpu { dev, wg } = *p {
+            if !devs.contains(&dev) {
+                devs.push(dev);
+            }
+            if !wgs.contains(&(dev, wg)) {
+                wgs.push((dev, wg));
+            }
+        }
     }
+    (devs.len(), wgs.len())
+}
+
+/// The threads (bit set) that scope `scope` of an operation of thread `t`
+/// covers under placement `places`.
+fn coverage(places: &[Place], t: usize, scope: u8) -> u32 {
+    places
+        .iter()
+        .enumerate()
+        .filter(|&(u, &q)| covers(places[t], scope, q, u == t))
+        .fold(0, |m, (u, _)| m | (1 << u))
+}
+
+/// Whether some placement of `coarser` gives every scoped operation of
+/// `threads` (placed as they are) the same covered threads with some scope.
+fn coarser_placement_realises(threads: &[Thread], coarser: &[&[Place]]) -> bool {
+    let places: Vec<Place> = threads.iter().map(|t| t.place).collect();
+    let needed: Vec<(usize, u32)> = threads
+        .iter()
+        .enumerate()
+        .flat_map(|(t, th)| {
+            let places = &places;
+            th.ops
+                .iter()
+                .filter(|o| o.scope != 0)
+                .map(move |o| (t, coverage(places, t, o.scope)))
+        })
+        .collect();
+    coarser.iter().any(|q| {
+        needed
+            .iter()
+            .all(|&(t, set)| SCOPES.iter().any(|&s| coverage(q, t, s) == set))
+    })
+}
+
+/// The program the placement cut (`Reduce::placements`) stands `p` in for,
+/// when it skips `p`: the first placement of the space with fewer instances
+/// that gives every scoped operation the same covered threads, each
+/// operation taking the narrowest scope that covers them there. Its
+/// behaviours are `p`'s under both models (docs/mappings.md, item 11).
+pub fn coarser_placement_twin(space: &Space, p: &Program) -> Option<Program> {
+    let places: Vec<Place> = p.threads.iter().map(|t| t.place).collect();
+    let mut all: Vec<Vec<Place>> = Vec::new();
+    placements(space, places.len(), &mut Vec::new(), &mut |q| {
+        all.push(q.to_vec())
+    });
+    let q = all.into_iter().find(|q| {
+        q.iter()
+            .zip(&places)
+            .all(|(a, b)| (*a == Place::Cpu) == (*b == Place::Cpu))
+            && instances(q) < instances(&places)
+            && coarser_placement_realises(&p.threads, &[q.as_slice()])
+    })?;
+    let mut twin = p.clone();
+    for (t, th) in twin.threads.iter_mut().enumerate() {
+        th.place = q[t];
+        for o in th.ops.iter_mut().filter(|o| o.scope != 0) {
+            let set = coverage(&places, t, o.scope);
+            o.scope = *SCOPES.iter().find(|&&s| coverage(&q, t, s) == set)?;
+        }
+    }
+    Some(twin)
 }
 
 /// Non-increasing sequences of positive sizes summing to `n`.
@@ -650,10 +820,15 @@ fn fill(
     t: usize,
     nlocs: u8,
     threads: &mut Vec<Thread>,
+    coarser: &[&[Place]],
     f: &mut dyn FnMut(&Program),
 ) {
     if t == sizes.len() {
-        if nlocs > 0 && connected(threads) && is_canonical(threads) {
+        if nlocs > 0
+            && connected(threads)
+            && (coarser.is_empty() || !coarser_placement_realises(threads, coarser))
+            && is_canonical(threads)
+        {
             let p = Program {
                 threads: threads.clone(),
                 rmw_add: space.rmw_add,
@@ -666,7 +841,7 @@ fn fill(
     }
     let left = sizes[t] - threads[t].size();
     if left == 0 {
-        fill(space, sizes, t + 1, nlocs, threads, f);
+        fill(space, sizes, t + 1, nlocs, threads, coarser, f);
         return;
     }
     for kind in [OpKind::Load, OpKind::Store, OpKind::Rmw, OpKind::Fence] {
@@ -713,7 +888,7 @@ fn fill(
                             continue;
                         }
                         threads[t].ops.push(op);
-                        fill(space, sizes, t, nlocs, threads, f);
+                        fill(space, sizes, t, nlocs, threads, coarser, f);
                         threads[t].ops.pop();
                         continue;
                     }
@@ -729,7 +904,7 @@ fn fill(
                             continue;
                         }
                         threads[t].ops.push(op);
-                        fill(space, sizes, t, nlocs.max(loc + 1), threads, f);
+                        fill(space, sizes, t, nlocs.max(loc + 1), threads, coarser, f);
                         threads[t].ops.pop();
                     }
                 }

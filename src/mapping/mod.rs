@@ -16,11 +16,13 @@
 //! Built-in mappings live in `mappings/*.map` and are embedded like the
 //! `.cat` models.
 
+pub mod build;
 pub mod check;
 pub mod cli;
 pub mod compile;
 pub mod enumerate;
 pub mod format;
+pub mod sc;
 pub mod verify;
 
 pub use format::{Kind, Mapping, Rule};
