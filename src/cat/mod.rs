@@ -17,6 +17,7 @@ pub mod parser;
 use crate::diag::Diagnostic;
 use crate::rel::{BitSet, Relation};
 use ast::{CheckMode, Error, Stmt};
+pub use eval::WithLimits;
 use eval::{CStmt, Program};
 pub use monotone::{CheckReport, Pol, PrunePlan};
 use std::fmt;
@@ -62,6 +63,11 @@ pub struct StaticCache {
     /// Partial `with` linearisations visited, and cut, so far.
     pub with_nodes: u64,
     pub with_pruned: u64,
+    /// The `with` searches' share of the work budget (partial orders over
+    /// all evaluations through this cache) and the timeout they project
+    /// against; one that stops for them leaves its message in `limit`.
+    pub with_limits: WithLimits,
+    pub limit: Option<String>,
 }
 
 /// Which test a check performs (a `~` negates it).
@@ -156,6 +162,8 @@ pub struct Model {
     program: Program,
     /// [`Model::co_native`], made on first use.
     native: std::sync::OnceLock<Option<Box<Model>>>,
+    /// [`Model::search_plans`], made on first use.
+    search_plans: std::sync::OnceLock<(PrunePlan, PrunePlan)>,
 }
 
 impl Model {
@@ -214,6 +222,7 @@ impl Model {
                     files,
                     program,
                     native: std::sync::OnceLock::new(),
+                    search_plans: std::sync::OnceLock::new(),
                 })
             }
             Err(e) => Err(to_diagnostic(&files, e)),
@@ -398,6 +407,7 @@ impl Model {
             files: self.files.clone(),
             program: q,
             native: std::sync::OnceLock::from(None),
+            search_plans: std::sync::OnceLock::new(),
         })
     }
 
@@ -450,14 +460,20 @@ impl Model {
         cache: &mut StaticCache,
     ) -> Result<Outcome, Diagnostic> {
         let (prune, deadline) = (cache.prune, cache.deadline);
-        let (res, nodes, pruned) = self.with_static_cache(env, cache, |program, st| {
+        let mut limits = cache.with_limits;
+        limits.max_nodes = limits.max_nodes.saturating_sub(cache.with_nodes);
+        let (res, nodes, pruned, limit) = self.with_static_cache(env, cache, |program, st| {
             st.prune = prune;
             st.deadline = deadline;
+            st.with_limits = limits;
             let res = program.run(st, false);
-            (res, st.with_nodes, st.with_pruned)
+            (res, st.with_nodes, st.with_pruned, st.limit.take())
         });
         cache.with_nodes += nodes;
         cache.with_pruned += pruned;
+        if limit.is_some() {
+            cache.limit = limit;
+        }
         let (allowed, flags, failure) = res.map_err(|e| self.diagnostic(e))?;
         Ok(Outcome {
             allowed,
@@ -493,6 +509,19 @@ impl Model {
             },
             named,
         ))
+    }
+
+    /// The engine's two pruning plans ([`Model::prune_plan`] for the
+    /// names `first` and `second` call dynamic), computed once per model:
+    /// a loaded model checks many tests. Every caller must pass the same
+    /// two functions (the engine's search does, `exec::prune::Pruner`).
+    pub fn search_plans(
+        &self,
+        first: &dyn Fn(&str) -> bool,
+        second: &dyn Fn(&str) -> bool,
+    ) -> &(PrunePlan, PrunePlan) {
+        self.search_plans
+            .get_or_init(|| (self.prune_plan(first), self.prune_plan(second)))
     }
 
     /// Which checks may cut partial candidates of the engine's search, when

@@ -29,7 +29,8 @@ use super::thread::EventKind;
 use crate::diag::Diagnostic;
 use crate::ir::{BarrierKind, Value};
 use crate::rel::Relation;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
 
 /// Barrier orders explored per candidate before giving up.
 const MAX_STATES: usize = 200_000;
@@ -46,7 +47,7 @@ pub struct BarrierOutcomes {
 }
 
 /// One barrier event of a thread.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Arrival {
     /// Global event id.
     event: usize,
@@ -71,9 +72,38 @@ struct State {
 
 /// Computes the barrier matchings of a candidate whose barrier operands
 /// have values (an operand without one is an error pointing at the code).
-pub fn instances(skel: &Skeleton, values: &Values) -> Result<BarrierOutcomes, CheckError> {
-    let n = skel.len();
+pub fn instances(
+    skel: &Skeleton,
+    values: &Values,
+    memo: &mut Memo,
+    deadline: Option<std::time::Instant>,
+) -> Result<Rc<BarrierOutcomes>, CheckError> {
     let threads = prepare(skel, values)?;
+    if let Some(known) = memo.0.get(&threads) {
+        return Ok(known.clone());
+    }
+    let out = Rc::new(explore(skel.len(), &threads, deadline)?);
+    memo.0.insert(threads, out.clone());
+    Ok(out)
+}
+
+/// The matchings already computed for one skeleton, by the barrier
+/// arrivals (their instance counters, counts and events) they came from:
+/// the reads-from choices of a skeleton mostly give the same arrivals
+/// (barrier operands are usually constants), and each exploration of the
+/// arrival orders is costly.
+#[derive(Default)]
+pub struct Memo(HashMap<Vec<Vec<Arrival>>, Rc<BarrierOutcomes>>);
+
+/// States between two looks at the deadline.
+const DEADLINE_EVERY: usize = 1024;
+
+/// Explores every order of the arrivals of `threads` over `n` events.
+fn explore(
+    n: usize,
+    threads: &[Vec<Arrival>],
+    deadline: Option<std::time::Instant>,
+) -> Result<BarrierOutcomes, CheckError> {
     if threads.iter().all(Vec::is_empty) {
         return Ok(BarrierOutcomes {
             matchings: vec![Relation::new(n)],
@@ -100,6 +130,15 @@ pub fn instances(skel: &Skeleton, values: &Values) -> Result<BarrierOutcomes, Ch
         if !seen.insert(st.clone()) {
             continue;
         }
+        if seen.len().is_multiple_of(DEADLINE_EVERY)
+            && deadline.is_some_and(|d| std::time::Instant::now() > d)
+        {
+            return Err(CheckError::Limit(format!(
+                "the orders of barrier arrivals were still being explored at the deadline \
+                 ({} states)",
+                seen.len()
+            )));
+        }
         if seen.len() > MAX_STATES {
             return Err(CheckError::Limit(format!(
                 "more than {MAX_STATES} orders of barrier arrivals in one execution"
@@ -111,7 +150,7 @@ pub fn instances(skel: &Skeleton, values: &Values) -> Result<BarrierOutcomes, Ch
                 continue;
             }
             moved = true;
-            stack.push(step(&st, &threads, t));
+            stack.push(step(&st, threads, t));
         }
         if !moved {
             if st.waiting.iter().any(|&w| w) {

@@ -38,11 +38,11 @@ pub struct Pruner<'m> {
     model: &'m Model,
     /// While reads get their sources: `rf`, `co` and all that derives from
     /// them are choices.
-    rf_plan: PrunePlan,
+    rf_plan: &'m PrunePlan,
     /// Once `rf` is complete: only `co` and what derives from it. Every
     /// check of `rf_plan` is here too, and more may be (a relation that
     /// subtracts something built from `rf` is fixed now).
-    co_plan: PrunePlan,
+    co_plan: &'m PrunePlan,
     /// Cut branches (`--no-prune` turns it off). Even when off, the plan
     /// decides which thin-air choices are worth a warning (see
     /// [`Pruner::fails`]).
@@ -53,8 +53,7 @@ impl<'m> Pruner<'m> {
     /// The plan for `model`, with the environment's dynamic names as the
     /// choices.
     pub fn new(model: &'m Model, enabled: bool) -> Self {
-        let rf_plan = model.prune_plan(&env::is_dynamic);
-        let co_plan = model.prune_plan(&is_coherence_choice);
+        let (rf_plan, co_plan) = model.search_plans(&env::is_dynamic, &is_coherence_choice);
         let enabled = enabled && !co_plan.checks.is_empty();
         Pruner {
             model,
@@ -77,9 +76,9 @@ impl<'m> Pruner<'m> {
         cache: &mut StaticCache,
     ) -> bool {
         let plan = if rf_complete {
-            &self.co_plan
+            self.co_plan
         } else {
-            &self.rf_plan
+            self.rf_plan
         };
         if plan.checks.is_empty() {
             return false;
