@@ -391,11 +391,9 @@ impl Default for WithLimits {
 /// Partial orders between two time projections of a `with` search.
 const WITH_PROJECT_EVERY: u64 = 64;
 /// A `with` search projects its time once the test has used this share of
-/// its timeout ...
+/// its timeout, and stops with a limit message when the projection is over
+/// it by the engine's margin (`crate::exec::project::margin`).
 const WITH_PROJECT_AFTER: f64 = 0.25;
-/// ... and stops with a limit message when the projection is this many
-/// times over the timeout.
-const WITH_PROJECT_MARGIN: f64 = 1.5;
 
 /// Values computed by one evaluation, by index (see [`State::harvest`]).
 pub type Computed = Vec<(usize, Value)>;
@@ -481,11 +479,7 @@ impl Program {
     /// only static names and static slots (no `with` variable, no `let rec`,
     /// no function call).
     pub fn static_parts(&self, env: &dyn Environment) -> (Vec<bool>, Vec<bool>) {
-        let env_static: Vec<bool> = self
-            .env_names
-            .iter()
-            .map(|n| env.is_static(&n.name))
-            .collect();
+        let env_static = self.env_static(env);
         let mut slot_static = vec![false; self.slots.len()];
         // Definitions only refer to earlier slots (recursion goes through
         // groups, which are never static), so one pass in order suffices;
@@ -507,6 +501,14 @@ impl Program {
                 return (env_static, slot_static);
             }
         }
+    }
+
+    /// Which environment names `env` calls static, by index.
+    pub fn env_static(&self, env: &dyn Environment) -> Vec<bool> {
+        self.env_names
+            .iter()
+            .map(|n| env.is_static(&n.name))
+            .collect()
     }
 
     /// Whether `e` has the same value for every environment agreeing on
@@ -1523,13 +1525,18 @@ fn with_limit(
         ));
     }
     let (start, timeout) = limits.timeout?;
-    if !visited.is_multiple_of(WITH_PROJECT_EVERY) || done <= 0.0 {
+    if !visited.is_multiple_of(WITH_PROJECT_EVERY) {
         return None;
     }
     let (elapsed, limit) = (start.elapsed().as_secs_f64(), timeout.as_secs_f64());
+    let margin = crate::exec::project::margin(elapsed, limit);
+    // Late in the timeout, nothing covered yet projects past it too.
+    if done <= 0.0 && margin > 1.0 {
+        return None;
+    }
     let before = elapsed - began.elapsed().as_secs_f64();
-    let projected = before + began.elapsed().as_secs_f64() / done;
-    (elapsed > limit * WITH_PROJECT_AFTER && projected > limit * WITH_PROJECT_MARGIN).then(|| {
+    let projected = before + began.elapsed().as_secs_f64() / done.max(1e-9);
+    (elapsed > limit * WITH_PROJECT_AFTER && projected > limit * margin).then(|| {
         format!(
             "a `with` search over the orders of {size} events would take up to about \
              {projected:.0} s: {:.2}% of its orders covered after {:.1} s (projected from the \

@@ -164,6 +164,9 @@ pub struct Model {
     native: std::sync::OnceLock<Option<Box<Model>>>,
     /// [`Model::search_plans`], made on first use.
     search_plans: std::sync::OnceLock<(PrunePlan, PrunePlan)>,
+    /// The static parts of the first environment evaluated (see
+    /// [`Model::static_parts`]).
+    statics: std::sync::OnceLock<(Vec<bool>, Vec<bool>)>,
 }
 
 impl Model {
@@ -223,6 +226,7 @@ impl Model {
                     program,
                     native: std::sync::OnceLock::new(),
                     search_plans: std::sync::OnceLock::new(),
+                    statics: std::sync::OnceLock::new(),
                 })
             }
             Err(e) => Err(to_diagnostic(&files, e)),
@@ -408,6 +412,7 @@ impl Model {
             program: q,
             native: std::sync::OnceLock::from(None),
             search_plans: std::sync::OnceLock::new(),
+            statics: std::sync::OnceLock::new(),
         })
     }
 
@@ -593,7 +598,7 @@ impl Model {
         let statics = cache
             .statics
             .take()
-            .unwrap_or_else(|| self.program.static_parts(env));
+            .unwrap_or_else(|| self.static_parts(env));
         let (env_static, slot_static) = &statics;
         let mut env_values = std::mem::take(&mut cache.env_values);
         let mut slot_values = std::mem::take(&mut cache.slot_values);
@@ -617,6 +622,21 @@ impl Model {
         cache.slot_values = slot_values;
         cache.statics = Some(statics);
         r
+    }
+
+    /// Which environment names and slots are static for `env`. They depend
+    /// only on which names the environment calls static (the slots follow
+    /// from the model's definitions), so they are computed once per model
+    /// and reused for every environment that calls the same names static.
+    fn static_parts(&self, env: &dyn Environment) -> (Vec<bool>, Vec<bool>) {
+        if let Some(known) = self.statics.get()
+            && known.0 == self.program.env_static(env)
+        {
+            return known.clone();
+        }
+        let parts = self.program.static_parts(env);
+        let _ = self.statics.set(parts.clone());
+        parts
     }
 
     fn run(&self, env: &dyn Environment, explain: bool) -> Result<Outcome, Diagnostic> {

@@ -531,8 +531,7 @@ const PROBE_FROM_LOG10: f64 = 4.0;
 const PROJECT_AFTER: f64 = 0.25;
 
 /// ... and gives up with a limit message when the projection exceeds the
-/// timeout this many times over.
-const PROJECT_MARGIN: f64 = 1.5;
+/// timeout by [`project::margin`].
 
 /// Nodes between two projections.
 const PROJECT_EVERY: u64 = 256;
@@ -783,9 +782,15 @@ impl RfSearch<'_, '_> {
         // The barrier matching once every read has a source (when a value
         // is missing, judge coherence prefixes as partial in rf too).
         let bar = if complete {
-            barrier::instances(skel, &self.values, &mut self.bar_memo, self.deadline)
-                .ok()
-                .and_then(|b| b.matchings.first().cloned())
+            barrier::instances(
+                skel,
+                &self.values,
+                &mut self.bar_memo,
+                self.deadline,
+                self.opts.timeout.map(|t| (self.start, t)),
+            )
+            .ok()
+            .and_then(|b| b.matchings.first().cloned())
         } else {
             None
         };
@@ -875,7 +880,7 @@ impl RfSearch<'_, '_> {
 
     /// Fails once the test is past its deadline, or (with `--timeout`) once
     /// the time projected from the share of the tree covered is
-    /// [`PROJECT_MARGIN`] times over it: a limit message then, rather than
+    /// over it by [`project::margin`]: a limit message then, rather than
     /// a timeout later. Publishes progress.
     fn tick(&mut self) -> Result<(), CheckError> {
         self.ticks += 1;
@@ -883,15 +888,18 @@ impl RfSearch<'_, '_> {
             && let Some(limit) = self.opts.timeout
         {
             let (elapsed, limit) = (self.start.elapsed().as_secs_f64(), limit.as_secs_f64());
+            // Late in the timeout, a search with nothing of its tree
+            // covered yet projects past it too.
+            let margin = project::margin(elapsed, limit);
             let done = self.share_done();
             if elapsed > limit * PROJECT_AFTER
-                && done > 0.0
-                && elapsed / done > limit * PROJECT_MARGIN
+                && (done > 0.0 || margin <= 1.0)
+                && elapsed / done.max(1e-9) > limit * margin
             {
                 return Err(CheckError::Limit(format!(
                     "the search would take about {:.0} s: {:.2}% of it done after {elapsed:.1} s \
                      (projected from the share of the search tree covered), over --timeout {limit} s",
-                    elapsed / done,
+                    elapsed / done.max(1e-9),
                     done * 100.0
                 )));
             }
@@ -1001,7 +1009,13 @@ impl RfSearch<'_, '_> {
                 *v = None;
             }
         }
-        let bars = barrier::instances(skel, &self.values, &mut self.bar_memo, self.deadline)?;
+        let bars = barrier::instances(
+            skel,
+            &self.values,
+            &mut self.bar_memo,
+            self.deadline,
+            self.opts.timeout.map(|t| (self.start, t)),
+        )?;
         // Counted, like thin-air choices, only when the model's pruning
         // checks do not reject this rf choice anyway: the count is then the
         // same whether pruning is on or off.

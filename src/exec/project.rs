@@ -143,3 +143,17 @@ impl ComboCost {
         Some(ticks as f64 / (ticks as f64 + left).max(1.0))
     }
 }
+
+/// How many times over the timeout (`limit` s) a projection must be to
+/// stop a search `elapsed` s into it: 1.5 before the last fifth of the
+/// timeout (a projection from a small share of a tree is rough, and a
+/// search that would finish in time must not be refused), 1.0 in the last
+/// fifth: the projection then rests on most of the time and the search
+/// times out anyway unless it is wrong, and a limit message naming the
+/// projected time says more than a bare timeout.
+pub fn margin(elapsed: f64, limit: f64) -> f64 {
+    if elapsed >= limit * LATE { 1.0 } else { 1.5 }
+}
+
+/// The last share of a timeout in which [`margin`] is 1.
+const LATE: f64 = 0.8;

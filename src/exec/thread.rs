@@ -166,10 +166,9 @@ pub struct PathLimits {
 
 /// Path-tree nodes between two time projections.
 const PROJECT_EVERY: u64 = 256;
-/// Project once the test has used this share of its timeout ...
+/// Project once the test has used this share of its timeout, and give up
+/// when the projection is over it by `super::project::margin`.
 const PROJECT_AFTER: f64 = 0.25;
-/// ... and give up when the projection is this many times over it.
-const PROJECT_MARGIN: f64 = 1.5;
 
 struct State {
     pc: usize,
@@ -232,7 +231,9 @@ pub fn explore(
                 } else {
                     to_limit
                 };
-            if elapsed > limit * PROJECT_AFTER && projected > limit * PROJECT_MARGIN {
+            if elapsed > limit * PROJECT_AFTER
+                && projected > limit * super::project::margin(elapsed, limit)
+            {
                 return Err(Diagnostic::new(
                     file,
                     Pos::default(),
