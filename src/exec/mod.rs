@@ -527,11 +527,10 @@ const MIN_SUBTREE: f64 = 4.0;
 const PROBE_FROM_LOG10: f64 = 4.0;
 
 /// With `--timeout`: after this share of the time, the search projects its
-/// total time from the share of the tree it has covered ...
+/// total time from the share of the tree it has covered, and gives up with
+/// a limit message when the projection exceeds the timeout by
+/// [`project::margin`].
 const PROJECT_AFTER: f64 = 0.25;
-
-/// ... and gives up with a limit message when the projection exceeds the
-/// timeout by [`project::margin`].
 
 /// Nodes between two projections.
 const PROJECT_EVERY: u64 = 256;
