@@ -157,3 +157,82 @@ pub fn margin(elapsed: f64, limit: f64) -> f64 {
 
 /// The last share of a timeout in which [`margin`] is 1.
 const LATE: f64 = 0.8;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::thread::{PathLimits, explore};
+
+    /// Thread P0: `n` CAS on `h` (each succeeds or fails: 2^n paths, the
+    /// i-th with a different number of writes); P1 one read.
+    fn cas_paths(n: usize) -> (Vec<ThreadPaths>, usize) {
+        let mut src = String::from("PTX cas\n{ h=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n");
+        for _ in 0..n {
+            src.push_str(" atom.relaxed.gpu.cas r0, h, 0, 1 | ;\n");
+        }
+        src.push_str(" | ld.weak r1, h ;\nexists (P1:r1 == 1)\n");
+        let t = crate::litmus::parse_str("cas.litmus", &src).expect("parses");
+        let limits = PathLimits {
+            unroll: 2,
+            max_paths: 1000,
+            max_events: 100,
+            deadline: None,
+            project: None,
+        };
+        let paths = t
+            .threads
+            .iter()
+            .map(|th| explore("cas.litmus", th, t.locations.len(), limits).expect("explores"))
+            .collect();
+        (paths, t.locations.len())
+    }
+
+    #[test]
+    fn sizes_follow_the_writes_of_each_combination() {
+        let (paths, locs) = cas_paths(3);
+        let c = ComboCost::new(&paths, locs).expect("8 combinations");
+        assert_eq!(c.sizes.len(), 8);
+        // Every combination has 3 reads of h plus P1's; the one with three
+        // successful CAS has 3 writes: 4 reads × ln 4 + ln 3!.
+        let max = c.sizes.iter().cloned().fold(f64::MIN, f64::max);
+        let min = c.sizes.iter().cloned().fold(f64::MAX, f64::min);
+        assert!((max - (4.0 * 4f64.ln() + 6f64.ln())).abs() < 1e-9, "{max}");
+        assert!((min - 0.0).abs() < 1e-9, "{min}");
+        // A single combination needs no weighting.
+        let (one, locs) = cas_paths(0);
+        assert!(ComboCost::new(&one, locs).is_none());
+    }
+
+    #[test]
+    fn the_cost_of_larger_combinations_is_predicted_larger() {
+        let (paths, locs) = cas_paths(3);
+        let mut c = ComboCost::new(&paths, locs).expect("combinations");
+        assert_eq!(c.done(0, 0, 0, 0.0), None, "nothing finished yet");
+        // Cost grows like the plain size: the fit learns a slope near 1,
+        // and the share done after the smallest ones is small.
+        let mut order: Vec<usize> = (0..c.sizes.len()).collect();
+        order.sort_by(|&a, &b| c.sizes[a].total_cmp(&c.sizes[b]));
+        let (mut ticks, mut finished) = (0u64, 0);
+        for &i in order.iter().take(4) {
+            let cost = c.sizes[i].exp().round() as u64;
+            c.finished(i, cost);
+            ticks += cost;
+            finished += 1;
+        }
+        assert_eq!(finished, 4);
+        let big = *order.last().expect("some");
+        let small = order[0];
+        assert!(c.predict(c.sizes[big]) > 10.0 * c.predict(c.sizes[small]));
+        // Index 0 has every later combination ahead of it: less than half
+        // done, although half of the combinations have been searched.
+        let done = c.done(0, ticks, 0, 0.0).expect("a fit");
+        assert!(done < 0.5, "{done}");
+    }
+
+    #[test]
+    fn the_margin_drops_to_one_in_the_last_fifth() {
+        assert_eq!(margin(0.5, 3.0), 1.5);
+        assert_eq!(margin(2.3, 3.0), 1.5);
+        assert_eq!(margin(2.5, 3.0), 1.0);
+    }
+}
