@@ -376,7 +376,39 @@ pub struct State<'e> {
     /// Partial linearisations visited and cut by `with` searches.
     pub with_nodes: u64,
     pub with_pruned: u64,
+    /// Limits of the `with` searches (see [`WithLimits`]); a search that
+    /// stops for one of them leaves its message in [`State::limit`].
+    pub with_limits: WithLimits,
+    pub limit: Option<String>,
 }
+
+/// Limits on the `with` searches of one evaluation: they count their
+/// partial orders against the caller's work budget and, under a timeout,
+/// project their time from the share of their tree covered (the same rule
+/// as the engine's reads-from and coherence searches).
+#[derive(Clone, Copy, Debug)]
+pub struct WithLimits {
+    /// Partial orders this evaluation may still visit.
+    pub max_nodes: u64,
+    /// When the test started and its timeout.
+    pub timeout: Option<(std::time::Instant, std::time::Duration)>,
+}
+
+impl Default for WithLimits {
+    fn default() -> Self {
+        WithLimits {
+            max_nodes: u64::MAX,
+            timeout: None,
+        }
+    }
+}
+
+/// Partial orders between two time projections of a `with` search.
+const WITH_PROJECT_EVERY: u64 = 64;
+/// A `with` search projects its time once the test has used this share of
+/// its timeout, and stops with a limit message when the projection is over
+/// it by the engine's margin (`crate::exec::project::margin`).
+const WITH_PROJECT_AFTER: f64 = 0.25;
 
 /// Values computed by one evaluation, by index (see [`State::harvest`]).
 pub type Computed = Vec<(usize, Value)>;
@@ -462,11 +494,7 @@ impl Program {
     /// only static names and static slots (no `with` variable, no `let rec`,
     /// no function call).
     pub fn static_parts(&self, env: &dyn Environment) -> (Vec<bool>, Vec<bool>) {
-        let env_static: Vec<bool> = self
-            .env_names
-            .iter()
-            .map(|n| env.is_static(&n.name))
-            .collect();
+        let env_static = self.env_static(env);
         let mut slot_static = vec![false; self.slots.len()];
         // Definitions only refer to earlier slots (recursion goes through
         // groups, which are never static), so one pass in order suffices;
@@ -488,6 +516,14 @@ impl Program {
                 return (env_static, slot_static);
             }
         }
+    }
+
+    /// Which environment names `env` calls static, by index.
+    pub fn env_static(&self, env: &dyn Environment) -> Vec<bool> {
+        self.env_names
+            .iter()
+            .map(|n| env.is_static(&n.name))
+            .collect()
     }
 
     /// Whether `e` has the same value for every environment agreeing on
@@ -610,6 +646,8 @@ impl Program {
             deadline: None,
             with_nodes: 0,
             with_pruned: 0,
+            with_limits: WithLimits::default(),
+            limit: None,
         }
     }
 
@@ -1566,11 +1604,21 @@ impl Program {
             .get(i)
             .filter(|p| st.prune && !p.is_empty());
         let mut leaf_seen = false;
-        let flow = Relation::search_linearisations(&set, &rel, |order, complete| {
+        let began = std::time::Instant::now();
+        let (mut visited, size) = (0u64, set.count());
+        let flow = Relation::search_linearisations_share(&set, &rel, |order, complete, done| {
             if !complete {
                 st.with_nodes += 1;
+                visited += 1;
                 if st.deadline.is_some_and(|d| std::time::Instant::now() > d) {
                     error = Some(Error::new(w.set.loc, "time budget exceeded"));
+                    return ControlFlow::Break(());
+                }
+                if let Some(msg) =
+                    with_limit(&st.with_limits, st.with_nodes, visited, done, began, size)
+                {
+                    st.limit = Some(msg);
+                    error = Some(Error::new(w.set.loc, "work budget exceeded"));
                     return ControlFlow::Break(());
                 }
                 let Some(plan) = plan.filter(|_| leaf_seen) else {
@@ -1635,6 +1683,47 @@ impl Program {
             }),
         }))
     }
+}
+
+/// Whether a `with` search over the linearisations of `size` elements,
+/// `nodes` partial orders into the evaluation (`visited` in this search,
+/// begun at `began`, `done` of its tree covered), must stop: its message.
+fn with_limit(
+    limits: &WithLimits,
+    nodes: u64,
+    visited: u64,
+    done: f64,
+    began: std::time::Instant,
+    size: usize,
+) -> Option<String> {
+    if nodes > limits.max_nodes {
+        return Some(format!(
+            "a `with` search over the orders of {size} events visited more than {} partial \
+             orders, the rest of the work budget (raise --max-candidates)",
+            limits.max_nodes
+        ));
+    }
+    let (start, timeout) = limits.timeout?;
+    if !visited.is_multiple_of(WITH_PROJECT_EVERY) {
+        return None;
+    }
+    let (elapsed, limit) = (start.elapsed().as_secs_f64(), timeout.as_secs_f64());
+    let margin = crate::exec::project::margin(elapsed, limit);
+    // Late in the timeout, nothing covered yet projects past it too.
+    if done <= 0.0 && margin > 1.0 {
+        return None;
+    }
+    let before = elapsed - began.elapsed().as_secs_f64();
+    let projected = before + began.elapsed().as_secs_f64() / done.max(1e-9);
+    (elapsed > limit * WITH_PROJECT_AFTER && projected > limit * margin).then(|| {
+        format!(
+            "a `with` search over the orders of {size} events would take up to about \
+             {projected:.0} s: {:.2}% of its orders covered after {:.1} s (projected from the \
+             share of its search tree covered), over --timeout {limit} s",
+            done * 100.0,
+            elapsed - before
+        )
+    })
 }
 
 /// Depth bound for spelling a witness out through definitions.

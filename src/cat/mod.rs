@@ -17,6 +17,7 @@ pub mod parser;
 use crate::diag::Diagnostic;
 use crate::rel::{BitSet, Relation};
 use ast::{CheckMode, Error, Stmt};
+pub use eval::WithLimits;
 use eval::{CStmt, Program};
 pub use monotone::{CheckReport, Pol, PrunePlan};
 use std::fmt;
@@ -62,6 +63,11 @@ pub struct StaticCache {
     /// Partial `with` linearisations visited, and cut, so far.
     pub with_nodes: u64,
     pub with_pruned: u64,
+    /// The `with` searches' share of the work budget (partial orders over
+    /// all evaluations through this cache) and the timeout they project
+    /// against; one that stops for them leaves its message in `limit`.
+    pub with_limits: WithLimits,
+    pub limit: Option<String>,
 }
 
 /// Which test a check performs (a `~` negates it).
@@ -159,10 +165,11 @@ pub struct Model {
     program: Program,
     /// [`Model::co_native`], made on first use.
     native: std::sync::OnceLock<Option<Box<Model>>>,
-    /// The engine's two pruning plans (`rf` search, `co` search), made on
-    /// first use by [`Model::engine_plans`]: a campaign checking millions of
-    /// small tests with one model analyses it once.
-    engine_plans: std::sync::OnceLock<Box<(PrunePlan, PrunePlan)>>,
+    /// [`Model::search_plans`], made on first use.
+    search_plans: std::sync::OnceLock<(PrunePlan, PrunePlan)>,
+    /// The static parts of the first environment evaluated (see
+    /// [`Model::static_parts`]).
+    statics: std::sync::OnceLock<(Vec<bool>, Vec<bool>)>,
 }
 
 impl Model {
@@ -228,7 +235,8 @@ impl Model {
                     files,
                     program,
                     native: std::sync::OnceLock::new(),
-                    engine_plans: std::sync::OnceLock::new(),
+                    search_plans: std::sync::OnceLock::new(),
+                    statics: std::sync::OnceLock::new(),
                 })
             }
             Err(e) => Err(to_diagnostic(&files, e)),
@@ -413,7 +421,8 @@ impl Model {
             files: self.files.clone(),
             program: q,
             native: std::sync::OnceLock::from(None),
-            engine_plans: std::sync::OnceLock::new(),
+            search_plans: std::sync::OnceLock::new(),
+            statics: std::sync::OnceLock::new(),
         })
     }
 
@@ -466,14 +475,20 @@ impl Model {
         cache: &mut StaticCache,
     ) -> Result<Outcome, Diagnostic> {
         let (prune, deadline) = (cache.prune, cache.deadline);
-        let (res, nodes, pruned) = self.with_static_cache(env, cache, |program, st| {
+        let mut limits = cache.with_limits;
+        limits.max_nodes = limits.max_nodes.saturating_sub(cache.with_nodes);
+        let (res, nodes, pruned, limit) = self.with_static_cache(env, cache, |program, st| {
             st.prune = prune;
             st.deadline = deadline;
+            st.with_limits = limits;
             let res = program.run(st, false);
-            (res, st.with_nodes, st.with_pruned)
+            (res, st.with_nodes, st.with_pruned, st.limit.take())
         });
         cache.with_nodes += nodes;
         cache.with_pruned += pruned;
+        if limit.is_some() {
+            cache.limit = limit;
+        }
         let (allowed, flags, failure) = res.map_err(|e| self.diagnostic(e))?;
         Ok(Outcome {
             allowed,
@@ -511,20 +526,24 @@ impl Model {
         ))
     }
 
+    /// The engine's two pruning plans ([`Model::prune_plan`] for the
+    /// names `first` and `second` call dynamic), computed once per model:
+    /// a loaded model checks many tests. Every caller must pass the same
+    /// two functions (the engine's search does, `exec::prune::Pruner`).
+    pub fn search_plans(
+        &self,
+        first: &dyn Fn(&str) -> bool,
+        second: &dyn Fn(&str) -> bool,
+    ) -> &(PrunePlan, PrunePlan) {
+        self.search_plans
+            .get_or_init(|| (self.prune_plan(first), self.prune_plan(second)))
+    }
+
     /// Which checks may cut partial candidates of the engine's search, when
     /// the environment names `dynamic` accepts are its choices (see
     /// [`monotone::candidate_plan`]).
     pub fn prune_plan(&self, dynamic: &dyn Fn(&str) -> bool) -> PrunePlan {
         monotone::candidate_plan(&self.program, dynamic)
-    }
-
-    /// The engine's pruning plans, computed once per model by `make` (the
-    /// engine always asks with the same two choice predicates).
-    pub fn engine_plans(
-        &self,
-        make: impl FnOnce(&Model) -> (PrunePlan, PrunePlan),
-    ) -> &(PrunePlan, PrunePlan) {
-        self.engine_plans.get_or_init(|| Box::new(make(self)))
     }
 
     /// For each `with` of the model: its source text and which later checks
@@ -589,7 +608,7 @@ impl Model {
         let statics = cache
             .statics
             .take()
-            .unwrap_or_else(|| self.program.static_parts(env));
+            .unwrap_or_else(|| self.static_parts(env));
         let (env_static, slot_static) = &statics;
         let mut env_values = std::mem::take(&mut cache.env_values);
         let mut slot_values = std::mem::take(&mut cache.slot_values);
@@ -613,6 +632,21 @@ impl Model {
         cache.slot_values = slot_values;
         cache.statics = Some(statics);
         r
+    }
+
+    /// Which environment names and slots are static for `env`. They depend
+    /// only on which names the environment calls static (the slots follow
+    /// from the model's definitions), so they are computed once per model
+    /// and reused for every environment that calls the same names static.
+    fn static_parts(&self, env: &dyn Environment) -> (Vec<bool>, Vec<bool>) {
+        if let Some(known) = self.statics.get()
+            && known.0 == self.program.env_static(env)
+        {
+            return known.clone();
+        }
+        let parts = self.program.static_parts(env);
+        let _ = self.statics.set(parts.clone());
+        parts
     }
 
     fn run(&self, env: &dyn Environment, explain: bool) -> Result<Outcome, Diagnostic> {

@@ -29,7 +29,8 @@ use super::thread::EventKind;
 use crate::diag::Diagnostic;
 use crate::ir::{BarrierKind, Value};
 use crate::rel::Relation;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
 
 /// Barrier orders explored per candidate before giving up.
 const MAX_STATES: usize = 200_000;
@@ -46,7 +47,7 @@ pub struct BarrierOutcomes {
 }
 
 /// One barrier event of a thread.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Arrival {
     /// Global event id.
     event: usize,
@@ -71,9 +72,71 @@ struct State {
 
 /// Computes the barrier matchings of a candidate whose barrier operands
 /// have values (an operand without one is an error pointing at the code).
-pub fn instances(skel: &Skeleton, values: &Values) -> Result<BarrierOutcomes, CheckError> {
-    let n = skel.len();
+pub fn instances(
+    skel: &Skeleton,
+    values: &Values,
+    memo: &mut Memo,
+    deadline: Option<std::time::Instant>,
+    project: Option<(std::time::Instant, std::time::Duration)>,
+) -> Result<Rc<BarrierOutcomes>, CheckError> {
     let threads = prepare(skel, values)?;
+    if let Some(known) = memo.0.get(&threads) {
+        return Ok(known.clone());
+    }
+    let out = Rc::new(explore(skel.len(), &threads, deadline, project)?);
+    memo.0.insert(threads, out.clone());
+    Ok(out)
+}
+
+/// The matchings already computed for one skeleton, by the barrier
+/// arrivals (their instance counters, counts and events) they came from:
+/// the reads-from choices of a skeleton mostly give the same arrivals
+/// (barrier operands are usually constants), and each exploration of the
+/// arrival orders is costly.
+#[derive(Default)]
+pub struct Memo(HashMap<Vec<Vec<Arrival>>, Rc<BarrierOutcomes>>);
+
+/// States between two looks at the deadline.
+const DEADLINE_EVERY: usize = 1024;
+
+/// Under a timeout (`project`: the test's start and timeout), whether the
+/// exploration of arrival orders, begun at `began` with `covered` of its
+/// tree covered and `states` states, would end (at its last state or at
+/// [`MAX_STATES`]) past the timeout by the engine's margin: its message.
+fn projected_over(
+    project: Option<(std::time::Instant, std::time::Duration)>,
+    began: std::time::Instant,
+    covered: f64,
+    states: usize,
+) -> Option<String> {
+    let (start, timeout) = project?;
+    let (elapsed, limit) = (start.elapsed().as_secs_f64(), timeout.as_secs_f64());
+    let own = began.elapsed().as_secs_f64();
+    let to_limit = MAX_STATES as f64 / states.max(1) as f64;
+    let factor = if covered > 0.0 {
+        to_limit.min(1.0 / covered)
+    } else {
+        to_limit
+    };
+    let projected = elapsed - own + own * factor;
+    let margin = super::project::margin(elapsed, limit);
+    (elapsed > limit * 0.25 && projected > limit * margin).then(|| {
+        format!(
+            "exploring the orders of barrier arrivals would take about {projected:.0} s \
+             ({states} states after {own:.1} s, {:.2}% of their tree; projected from the share \
+             covered and the limit of {MAX_STATES} states), over --timeout {limit} s",
+            covered * 100.0
+        )
+    })
+}
+
+/// Explores every order of the arrivals of `threads` over `n` events.
+fn explore(
+    n: usize,
+    threads: &[Vec<Arrival>],
+    deadline: Option<std::time::Instant>,
+    project: Option<(std::time::Instant, std::time::Duration)>,
+) -> Result<BarrierOutcomes, CheckError> {
     if threads.iter().all(Vec::is_empty) {
         return Ok(BarrierOutcomes {
             matchings: vec![Relation::new(n)],
@@ -95,25 +158,42 @@ pub fn instances(skel: &Skeleton, values: &Values) -> Result<BarrierOutcomes, Ch
     let mut seen: HashSet<State> = HashSet::new();
     let mut finals: HashSet<Vec<Vec<usize>>> = HashSet::new();
     let mut deadlock = false;
-    let mut stack = vec![start];
-    while let Some(st) = stack.pop() {
+    // Each state carries its share of the tree of arrival orders (a state
+    // met again counts its share as covered): the time projection under a
+    // timeout, like the thread-path enumeration's.
+    let mut stack = vec![(start, 1f64)];
+    let (mut covered, began) = (0f64, std::time::Instant::now());
+    while let Some((st, share)) = stack.pop() {
         if !seen.insert(st.clone()) {
+            covered += share;
             continue;
+        }
+        if seen.len().is_multiple_of(DEADLINE_EVERY) {
+            if deadline.is_some_and(|d| std::time::Instant::now() > d) {
+                return Err(CheckError::Limit(format!(
+                    "the orders of barrier arrivals were still being explored at the deadline \
+                     ({} states)",
+                    seen.len()
+                )));
+            }
+            if let Some(msg) = projected_over(project, began, covered, seen.len()) {
+                return Err(CheckError::Limit(msg));
+            }
         }
         if seen.len() > MAX_STATES {
             return Err(CheckError::Limit(format!(
                 "more than {MAX_STATES} orders of barrier arrivals in one execution"
             )));
         }
-        let mut moved = false;
-        for (t, arr) in threads.iter().enumerate() {
-            if st.waiting[t] || st.pos[t] >= arr.len() {
-                continue;
-            }
-            moved = true;
-            stack.push(step(&st, &threads, t));
+        let movable: Vec<usize> = (0..threads.len())
+            .filter(|&t| !st.waiting[t] && st.pos[t] < threads[t].len())
+            .collect();
+        let moved = !movable.is_empty();
+        for &t in &movable {
+            stack.push((step(&st, threads, t), share / movable.len() as f64));
         }
         if !moved {
+            covered += share;
             if st.waiting.iter().any(|&w| w) {
                 deadlock = true;
             } else {

@@ -218,7 +218,7 @@ impl<'a> Skeleton<'a> {
                 for &d in &e.data_deps {
                     data.add(g(d), g(i));
                 }
-                for &d in &e.ctrl_deps {
+                for &d in e.ctrl_deps.iter() {
                     ctrl.add(g(d), g(i));
                 }
             }

@@ -9,6 +9,7 @@ pub mod barrier;
 pub mod candidate;
 pub mod env;
 pub mod outcome;
+pub mod project;
 pub mod prune;
 pub mod thread;
 pub mod view;
@@ -274,6 +275,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         max_paths: opts.max_paths,
         max_events: opts.max_events,
         deadline,
+        project: opts.timeout.map(|t| (start, t)),
     };
     let mut thread_paths: Vec<ThreadPaths> = Vec::new();
     for t in &test.threads {
@@ -315,6 +317,11 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
     let mut choice = vec![0usize; counts.len()];
     // Nodes visited over all path combinations (for the projection).
     let mut ticks = 0u64;
+    // Under a timeout, the cost of each path combination is predicted
+    // from its plain size for the projection (see `project`).
+    let mut combo_cost = opts
+        .timeout
+        .and_then(|_| project::ComboCost::new(&thread_paths, test.locations.len()));
     loop {
         let paths = choice
             .iter()
@@ -344,6 +351,17 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         let mut cache = model.new_cache();
         cache.prune = prune;
         cache.deadline = deadline;
+        // `with` orders count against the work budget like partial
+        // candidates (with pruning on; off, the plain limits stay).
+        let weight = 1 + skel.len() as u64 / 32;
+        cache.with_limits = crate::cat::WithLimits {
+            max_nodes: if prune {
+                opts.max_candidates.saturating_sub(res.work) / weight
+            } else {
+                u64::MAX
+            },
+            timeout: opts.timeout.map(|t| (start, t)),
+        };
         let mut search = RfSearch {
             skel: &skel,
             model,
@@ -365,6 +383,10 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             outer_done: 0.0,
             outer_share: 1.0,
             ticks,
+            combos: combo_cost.as_ref(),
+            combo_index: 0,
+            combo_ticks: ticks,
+            bar_memo: barrier::Memo::default(),
         };
         // The share of the path combinations before this one (the first
         // thread's path varies fastest).
@@ -375,15 +397,28 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         }
         search.outer_done = index / radix;
         search.outer_share = 1.0 / radix;
+        let combo_index = index as usize;
+        search.combo_index = combo_index;
         search.plain_bounds();
         let outcome = search.fail_fast().and_then(|()| search.run(0));
         ticks = search.ticks;
+        let combo_ticks = ticks - search.combo_ticks;
+        let with_limit = search.cache.limit.take();
         let (with_nodes, with_pruned) = (search.cache.with_nodes, search.cache.with_pruned);
         res.with_nodes += with_nodes;
         res.with_pruned += with_pruned;
+        if prune {
+            res.work = res.work.saturating_add(with_nodes.saturating_mul(weight));
+        }
+        if let Some(c) = combo_cost.as_mut() {
+            c.finished(combo_index, combo_ticks);
+        }
         match outcome {
             Ok(()) => {}
             Err(e) => {
+                if let Some(msg) = with_limit {
+                    return Err(CheckError::Limit(msg));
+                }
                 // Past the deadline, whatever stopped the search (an
                 // evaluation interrupted inside a `with`) is the timeout.
                 if deadline.is_some_and(|d| Instant::now() > d) {
@@ -492,12 +527,10 @@ const MIN_SUBTREE: f64 = 4.0;
 const PROBE_FROM_LOG10: f64 = 4.0;
 
 /// With `--timeout`: after this share of the time, the search projects its
-/// total time from the share of the tree it has covered ...
+/// total time from the share of the tree it has covered, and gives up with
+/// a limit message when the projection exceeds the timeout by
+/// [`project::margin`].
 const PROJECT_AFTER: f64 = 0.25;
-
-/// ... and gives up with a limit message when the projection exceeds the
-/// timeout this many times over.
-const PROJECT_MARGIN: f64 = 1.5;
 
 /// Nodes between two projections.
 const PROJECT_EVERY: u64 = 256;
@@ -532,8 +565,15 @@ struct RfSearch<'s, 'a> {
     /// before this skeleton, and this skeleton's share.
     outer_done: f64,
     outer_share: f64,
+    /// Under a timeout, the predicted costs of the path combinations, this
+    /// one's index, and the nodes visited before it.
+    combos: Option<&'s project::ComboCost>,
+    combo_index: usize,
+    combo_ticks: u64,
     /// Nodes visited (the projection is checked every [`PROJECT_EVERY`]).
     ticks: u64,
+    /// Barrier matchings computed for this skeleton.
+    bar_memo: barrier::Memo,
 }
 
 /// What a complete candidate needs beyond `rf` and `co`.
@@ -682,7 +722,8 @@ impl RfSearch<'_, '_> {
     /// Adds one judgement to the work done; over the budget, a limit.
     fn work(&mut self) -> Result<(), CheckError> {
         self.res.work += self.weight();
-        if self.res.work > self.opts.max_candidates {
+        let with_work = self.cache.with_nodes.saturating_mul(self.weight());
+        if self.res.work.saturating_add(with_work) > self.opts.max_candidates {
             return Err(CheckError::Limit(format!(
                 "the search did more than {} units of work (candidates and partial candidates \
                  judged, weighted by size) (raise --max-candidates)",
@@ -740,9 +781,15 @@ impl RfSearch<'_, '_> {
         // The barrier matching once every read has a source (when a value
         // is missing, judge coherence prefixes as partial in rf too).
         let bar = if complete {
-            barrier::instances(skel, &self.values)
-                .ok()
-                .and_then(|b| b.matchings.into_iter().next())
+            barrier::instances(
+                skel,
+                &self.values,
+                &mut self.bar_memo,
+                self.deadline,
+                self.opts.timeout.map(|t| (self.start, t)),
+            )
+            .ok()
+            .and_then(|b| b.matchings.first().cloned())
         } else {
             None
         };
@@ -809,18 +856,30 @@ impl RfSearch<'_, '_> {
     /// The share of the test's search tree covered so far, taking every
     /// subtree of a level to be the same size.
     fn share_done(&self) -> f64 {
-        let (mut done, mut share) = (self.outer_done, self.outer_share);
+        let (mut within, mut share) = (0.0, 1.0);
         for &(i, n) in &self.pos {
             let n = f64::from(n.max(1));
-            done += share * f64::from(i) / n;
+            within += share * f64::from(i) / n;
             share /= n;
         }
-        done
+        // Each combination of thread paths counted alike, or weighted by
+        // its predicted cost: the projection takes the less advanced one.
+        let uniform = self.outer_done + self.outer_share * within;
+        self.combos
+            .and_then(|c| {
+                c.done(
+                    self.combo_index,
+                    self.ticks,
+                    self.ticks - self.combo_ticks,
+                    within,
+                )
+            })
+            .map_or(uniform, |d| d.min(uniform))
     }
 
     /// Fails once the test is past its deadline, or (with `--timeout`) once
     /// the time projected from the share of the tree covered is
-    /// [`PROJECT_MARGIN`] times over it: a limit message then, rather than
+    /// over it by [`project::margin`]: a limit message then, rather than
     /// a timeout later. Publishes progress.
     fn tick(&mut self) -> Result<(), CheckError> {
         self.ticks += 1;
@@ -828,15 +887,18 @@ impl RfSearch<'_, '_> {
             && let Some(limit) = self.opts.timeout
         {
             let (elapsed, limit) = (self.start.elapsed().as_secs_f64(), limit.as_secs_f64());
+            // Late in the timeout, a search with nothing of its tree
+            // covered yet projects past it too.
+            let margin = project::margin(elapsed, limit);
             let done = self.share_done();
             if elapsed > limit * PROJECT_AFTER
-                && done > 0.0
-                && elapsed / done > limit * PROJECT_MARGIN
+                && (done > 0.0 || margin <= 1.0)
+                && elapsed / done.max(1e-9) > limit * margin
             {
                 return Err(CheckError::Limit(format!(
                     "the search would take about {:.0} s: {:.2}% of it done after {elapsed:.1} s \
                      (projected from the share of the search tree covered), over --timeout {limit} s",
-                    elapsed / done,
+                    elapsed / done.max(1e-9),
                     done * 100.0
                 )));
             }
@@ -946,7 +1008,13 @@ impl RfSearch<'_, '_> {
                 *v = None;
             }
         }
-        let bars = barrier::instances(skel, &self.values)?;
+        let bars = barrier::instances(
+            skel,
+            &self.values,
+            &mut self.bar_memo,
+            self.deadline,
+            self.opts.timeout.map(|t| (self.start, t)),
+        )?;
         // Counted, like thin-air choices, only when the model's pruning
         // checks do not reject this rf choice anyway: the count is then the
         // same whether pruning is on or off.

@@ -53,12 +53,7 @@ impl<'m> Pruner<'m> {
     /// The plan for `model`, with the environment's dynamic names as the
     /// choices.
     pub fn new(model: &'m Model, enabled: bool) -> Self {
-        let (rf_plan, co_plan) = model.engine_plans(|m| {
-            (
-                m.prune_plan(&env::is_dynamic),
-                m.prune_plan(&is_coherence_choice),
-            )
-        });
+        let (rf_plan, co_plan) = model.search_plans(&env::is_dynamic, &is_coherence_choice);
         let enabled = enabled && !co_plan.checks.is_empty();
         Pruner {
             model,

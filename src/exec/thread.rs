@@ -113,8 +113,9 @@ pub struct PathEvent {
     pub addr_deps: BTreeSet<usize>,
     /// Reads the written value depends on.
     pub data_deps: BTreeSet<usize>,
-    /// Reads that earlier branches depended on.
-    pub ctrl_deps: BTreeSet<usize>,
+    /// Reads that earlier branches depended on (shared by the events
+    /// between two branches, and by the paths that split there).
+    pub ctrl_deps: Rc<BTreeSet<usize>>,
     /// Barrier id and thread count (barriers).
     pub barrier: Option<(Rc<Sym>, Option<Rc<Sym>>)>,
 }
@@ -126,7 +127,7 @@ pub struct Constraint {
     pub a: Rc<Sym>,
     pub b: Rc<Sym>,
     /// Reads it depends on (so it can be checked as soon as they are known).
-    pub reads: BTreeSet<usize>,
+    pub reads: Rc<BTreeSet<usize>>,
 }
 
 /// One complete control-flow path of a thread.
@@ -156,15 +157,28 @@ pub struct PathLimits {
     pub max_events: usize,
     /// Give up (an error; the caller reports the timeout) after this.
     pub deadline: Option<std::time::Instant>,
+    /// With `--timeout`: when the test started and its timeout. The
+    /// enumeration then projects its time from the share of the path tree
+    /// covered (each branch taken to be the same size) and gives up with a
+    /// limit message when the projection is well over the timeout.
+    pub project: Option<(std::time::Instant, std::time::Duration)>,
 }
+
+/// Path-tree nodes between two time projections.
+const PROJECT_EVERY: u64 = 256;
+/// Project once the test has used this share of its timeout, and give up
+/// when the projection is over it by `super::project::margin`.
+const PROJECT_AFTER: f64 = 0.25;
 
 struct State {
     pc: usize,
     regs: HashMap<String, Rc<Sym>>,
     events: Vec<PathEvent>,
     constraints: Vec<Constraint>,
-    ctrl: BTreeSet<usize>,
+    ctrl: Rc<BTreeSet<usize>>,
     back_jumps: HashMap<usize, usize>,
+    /// The share of the whole path tree below this state.
+    share: f64,
 }
 
 /// Enumerates the paths of `thread`. `num_locs` bounds the locations a
@@ -194,11 +208,47 @@ pub fn explore(
         regs,
         events: Vec::new(),
         constraints: Vec::new(),
-        ctrl: BTreeSet::new(),
+        ctrl: Rc::default(),
         back_jumps: HashMap::new(),
+        share: 1.0,
     }];
     let err = |ins: &Instr, msg: String| Diagnostic::new(file, ins.pos, msg);
+    // The share of the path tree whose paths are enumerated (or cut).
+    let (mut done, mut nodes) = (0f64, 0u64);
     while let Some(mut st) = stack.pop() {
+        nodes += 1;
+        if nodes.is_multiple_of(PROJECT_EVERY)
+            && let Some((start, timeout)) = limits.project
+        {
+            let (elapsed, limit) = (start.elapsed().as_secs_f64(), timeout.as_secs_f64());
+            // The enumeration ends at its last path or at the path limit,
+            // whichever comes first.
+            let found = out.paths.len().max(1) as f64;
+            let to_limit = (limits.max_paths as f64 + 1.0) / found;
+            let projected = elapsed
+                * if done > 0.0 {
+                    to_limit.min(1.0 / done)
+                } else {
+                    to_limit
+                };
+            if elapsed > limit * PROJECT_AFTER
+                && projected > limit * super::project::margin(elapsed, limit)
+            {
+                return Err(Diagnostic::new(
+                    file,
+                    Pos::default(),
+                    format!(
+                        "thread P{}: enumerating its control-flow paths would take about {:.0} s \
+                         ({} paths after {elapsed:.1} s, {:.2}% of its path tree; projected from \
+                         the share covered and the path limit), over --timeout {limit} s (limit)",
+                        thread.id,
+                        projected,
+                        out.paths.len(),
+                        done * 100.0
+                    ),
+                ));
+            }
+        }
         if let Some(d) = limits.deadline
             && std::time::Instant::now() > d
         {
@@ -225,6 +275,7 @@ pub fn explore(
                 ));
             }
             let Some(ins) = thread.code.get(st.pc) else {
+                done += st.share;
                 out.paths.push(Path {
                     events: st.events,
                     constraints: st.constraints,
@@ -274,21 +325,22 @@ pub fn explore(
                                     let mut reads = BTreeSet::new();
                                     a.reads(&mut reads);
                                     b.reads(&mut reads);
+                                    st.share /= 2.0;
                                     let mut other = clone_state(&st);
                                     other.constraints.push(Constraint {
                                         cmp: cmp.negate(),
                                         a: a.clone(),
                                         b: b.clone(),
-                                        reads: reads.clone(),
+                                        reads: Rc::new(reads.clone()),
                                     });
-                                    other.ctrl.extend(reads.iter().copied());
+                                    Rc::make_mut(&mut other.ctrl).extend(reads.iter().copied());
                                     stack.push(other);
-                                    st.ctrl.extend(reads.iter().copied());
+                                    Rc::make_mut(&mut st.ctrl).extend(reads.iter().copied());
                                     st.constraints.push(Constraint {
                                         cmp: *cmp,
                                         a,
                                         b,
-                                        reads,
+                                        reads: Rc::new(reads),
                                     });
                                     Some(true)
                                 }
@@ -301,6 +353,7 @@ pub fn explore(
                             let n = st.back_jumps.entry(pc).or_insert(0);
                             *n += 1;
                             if *n > limits.unroll {
+                                done += st.share;
                                 out.cut += 1;
                                 break;
                             }
@@ -318,7 +371,8 @@ pub fn explore(
                     st.events.push(ev);
                 }
                 InstrKind::Load { dst, addr } => {
-                    for (mut st, loc, adeps) in resolve_addr(st, addr, num_locs, ins, file)? {
+                    let next = split(resolve_addr(st, addr, num_locs, ins, file)?);
+                    for (mut st, loc, adeps) in next {
                         let idx = st.events.len();
                         let mut ev = plain_event(EventKind::Read, pc, &st.ctrl);
                         ev.loc = Some(loc);
@@ -331,7 +385,8 @@ pub fn explore(
                 }
                 InstrKind::Store { addr, src } => {
                     let v = operand(&st.regs, src);
-                    for (mut st, loc, adeps) in resolve_addr(st, addr, num_locs, ins, file)? {
+                    let next = split(resolve_addr(st, addr, num_locs, ins, file)?);
+                    for (mut st, loc, adeps) in next {
                         let mut ev = plain_event(EventKind::Write, pc, &st.ctrl);
                         ev.loc = Some(loc);
                         ev.addr_deps = adeps;
@@ -343,10 +398,13 @@ pub fn explore(
                     break;
                 }
                 InstrKind::Rmw { dst, addr, op } => {
-                    for (st, loc, adeps) in resolve_addr(st, addr, num_locs, ins, file)? {
-                        for st in rmw_step(st, pc, loc, adeps, dst.as_ref(), op) {
-                            stack.push(st);
+                    for (st, loc, adeps) in split(resolve_addr(st, addr, num_locs, ins, file)?) {
+                        let mut next = rmw_step(st, pc, loc, adeps, dst.as_ref(), op);
+                        let k = next.len().max(1) as f64;
+                        for st in &mut next {
+                            st.share /= k;
                         }
+                        stack.extend(next);
                     }
                     break;
                 }
@@ -359,8 +417,18 @@ pub fn explore(
     Ok(out)
 }
 
+/// Divides the share of a state split over its possible addresses.
+fn split(mut next: Vec<(State, LocId, BTreeSet<usize>)>) -> Vec<(State, LocId, BTreeSet<usize>)> {
+    let k = next.len().max(1) as f64;
+    for (st, _, _) in &mut next {
+        st.share /= k;
+    }
+    next
+}
+
 fn clone_state(st: &State) -> State {
     State {
+        share: st.share,
         pc: st.pc,
         regs: st.regs.clone(),
         events: st.events.clone(),
@@ -370,7 +438,7 @@ fn clone_state(st: &State) -> State {
     }
 }
 
-fn plain_event(kind: EventKind, instr: usize, ctrl: &BTreeSet<usize>) -> PathEvent {
+fn plain_event(kind: EventKind, instr: usize, ctrl: &Rc<BTreeSet<usize>>) -> PathEvent {
     PathEvent {
         kind,
         loc: None,
@@ -425,7 +493,7 @@ fn resolve_addr(
                             cmp: CmpOp::Eq,
                             a: v.clone(),
                             b: Rc::new(Sym::Const(Value::Addr(l))),
-                            reads: reads.clone(),
+                            reads: Rc::new(reads.clone()),
                         });
                         out.push((s, l, reads.clone()));
                     }
@@ -478,14 +546,14 @@ fn rmw_step(
                 cmp: CmpOp::Ne,
                 a: old.clone(),
                 b: exp.clone(),
-                reads: reads.clone(),
+                reads: Rc::new(reads.clone()),
             });
             set_dst(&mut fail);
             st.constraints.push(Constraint {
                 cmp: CmpOp::Eq,
                 a: old.clone(),
                 b: exp,
-                reads,
+                reads: Rc::new(reads),
             });
             let mut ok = write(st, new);
             set_dst(&mut ok);
@@ -543,6 +611,7 @@ mod tests {
         let limits = PathLimits {
             unroll,
             max_paths: 1000,
+            project: None,
             max_events: 100,
             deadline: None,
         };

@@ -606,6 +606,19 @@ impl Relation {
         constraint: &Relation,
         mut visit: impl FnMut(&Relation, bool) -> ControlFlow<B, bool>,
     ) -> ControlFlow<B> {
+        Relation::search_linearisations_share(set, constraint, |order, complete, _| {
+            visit(order, complete)
+        })
+    }
+
+    /// [`Relation::search_linearisations`] whose `visit` also gets the share
+    /// of the search tree covered before the node (each child of a node
+    /// taken to be the same size): what a caller projects time from.
+    pub fn search_linearisations_share<B>(
+        set: &BitSet,
+        constraint: &Relation,
+        mut visit: impl FnMut(&Relation, bool, f64) -> ControlFlow<B, bool>,
+    ) -> ControlFlow<B> {
         let n = set.universe();
         assert_eq!(
             n,
@@ -624,9 +637,10 @@ impl Relation {
             placed: BitSet::new(n),
             placed_list: Vec::with_capacity(set.count()),
             order: Relation::empty(n),
+            pos: Vec::new(),
         };
         if state.total == 0 {
-            return visit(&state.order, true).map_continue(|_| ());
+            return visit(&state.order, true, 0.0).map_continue(|_| ());
         }
         state.extend(&mut visit)
     }
@@ -640,12 +654,25 @@ struct LinState<'a> {
     placed_list: Vec<usize>,
     /// Placed before placed (in placement order) and placed before unplaced.
     order: Relation,
+    /// Per placed element: its index among its node's children, and their number.
+    pos: Vec<(u32, u32)>,
 }
 
 impl LinState<'_> {
+    /// The share of the tree before the current node.
+    fn share_done(&self) -> f64 {
+        let (mut done, mut share) = (0.0, 1.0);
+        for &(i, n) in &self.pos {
+            let n = f64::from(n.max(1));
+            done += share * f64::from(i) / n;
+            share /= n;
+        }
+        done
+    }
+
     fn extend<B>(
         &mut self,
-        visit: &mut impl FnMut(&Relation, bool) -> ControlFlow<B, bool>,
+        visit: &mut impl FnMut(&Relation, bool, f64) -> ControlFlow<B, bool>,
     ) -> ControlFlow<B> {
         let candidates: Vec<usize> = self
             .set
@@ -660,7 +687,9 @@ impl LinState<'_> {
                         .all(|(p, d)| p & !d == 0)
             })
             .collect();
-        for e in candidates {
+        let width = candidates.len() as u32;
+        for (i, e) in candidates.into_iter().enumerate() {
+            self.pos.push((i as u32, width));
             self.placed.insert(e);
             self.placed_list.push(e);
             // Edges from earlier elements to `e` are already there.
@@ -673,7 +702,7 @@ impl LinState<'_> {
                 self.order.add(e, u);
             }
             let complete = self.placed_list.len() == self.total;
-            let flow = match visit(&self.order, complete) {
+            let flow = match visit(&self.order, complete, self.share_done()) {
                 ControlFlow::Break(b) => ControlFlow::Break(b),
                 ControlFlow::Continue(true) if !complete => self.extend(visit),
                 ControlFlow::Continue(_) => ControlFlow::Continue(()),
@@ -683,6 +712,7 @@ impl LinState<'_> {
             }
             self.placed_list.pop();
             self.placed.remove(e);
+            self.pos.pop();
             flow?;
         }
         ControlFlow::Continue(())
