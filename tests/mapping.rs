@@ -384,3 +384,41 @@ fn every_builtin_is_sound_to_bound_2() {
     let s = verify::run(&m, &options(2, &[]), &|_| {});
     assert_eq!(s.errors, 0);
 }
+
+/// Seed 000's Fig. 13 maps a seq_cst RMW on the CPU to a bare locked RMW.
+/// In CMM only its read is a gsc event, so the R shape with the CPU's
+/// first access an exchange is observable after compilation though
+/// scoped C/C++ forbids it (a psc cycle) and the program is race-free:
+/// a gap in Theorem 6.1, derived by hand in docs/mappings.md ("A gap in
+/// Fig. 13"). A seq_cst store in its place is sound, and so is the
+/// exchange with a trailing MFENCE.
+#[test]
+fn fig13_cpu_rmw_sc_without_mfence_breaks_the_r_shape() {
+    const R_RMW: &str = "tests/mappings/R+cpu-rmwsc+gpu-sc.litmus";
+    let bad = check_file("sc11-x86ptx", R_RMW);
+    assert_eq!(bad.verdict, Verdict::Unsound);
+    assert!(bad.undefined_flags.is_empty(), "{:?}", bad.undefined_flags);
+    let extra: Vec<String> = bad.extra_states.iter().map(|s| bad.state_text(s)).collect();
+    assert_eq!(extra, ["0:r0=0; 1:r0=0; x=1; y=2;"]);
+    assert_eq!((bad.source_states.len(), bad.target_states.len()), (3, 4));
+
+    let m = litmix::mapping::load("sc11-x86ptx").unwrap();
+    let src = litmix::litmus::parse_file(Path::new(R_RMW)).unwrap();
+    let opts = check::Options {
+        why: true,
+        ..Default::default()
+    };
+    let r = check::check_test(&m, &src, R_RMW, &ModelCache::default(), &opts).unwrap();
+    assert!(r.why.contains("violates sc"), "{}", r.why);
+    assert!(r.why.contains("XCHG [x],EAX"), "{}", r.why);
+
+    let store = check_file("sc11-x86ptx", "tests/mappings/R+cpu-sc+gpu-sc.litmus");
+    assert_eq!(store.verdict, Verdict::Sound);
+    assert_eq!(store.source_states.len(), 3);
+    assert_eq!(store.source_states, store.target_states);
+
+    let fixed = check_file("tests/mappings/sc11-x86ptx-rmwsc-mfence.map", R_RMW);
+    assert_eq!(fixed.verdict, Verdict::Sound);
+    assert_eq!(fixed.source_states.len(), 3);
+    assert_eq!(fixed.source_states, fixed.target_states);
+}
