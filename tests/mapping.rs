@@ -422,3 +422,20 @@ fn fig13_cpu_rmw_sc_without_mfence_breaks_the_r_shape() {
     assert_eq!(fixed.source_states.len(), 3);
     assert_eq!(fixed.source_states, fixed.target_states);
 }
+
+/// A GPU thread with a branch compiles under `sc11-x86ptx` to PTX's own
+/// branch (`bne`, through `{cond}`), not to the CPU column's `JNE`: the
+/// compiled MP with a guarded weak read runs and the mapping is sound.
+#[test]
+fn sc11_x86ptx_gpu_branches_compile_to_ptx() {
+    const MP: &str = "tests/mappings/MP+rel+acq-diffwg.litmus";
+    let m = litmix::mapping::load("sc11-x86ptx").unwrap();
+    let src = litmix::litmus::parse_file(Path::new(MP)).unwrap();
+    let text = litmix::mapping::compile::compile(&m, &src).unwrap().text;
+    assert!(text.contains("bne r1, 1, L0"), "{text}");
+    assert!(!text.contains("JNE"), "{text}");
+    let r = check_file("sc11-x86ptx", MP);
+    assert_eq!(r.verdict, Verdict::Sound);
+    assert_eq!(r.source_states.len(), 2);
+    assert_eq!(r.source_states, r.target_states);
+}

@@ -298,6 +298,7 @@ pub fn compile(m: &Mapping, src: &Test) -> Result<Compiled, Diagnostic> {
                         .expected(format!("a line 'cmp {} = ...'", cmp_name(*cmp))));
                     };
                     vals.push(("cmp", c.to_string()));
+                    vals.push(("cond", cmp_name(*cmp).to_string()));
                     (Kind::Branch, None)
                 }
                 InstrKind::Goto { target } => {

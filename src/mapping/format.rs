@@ -28,7 +28,9 @@ pub enum Kind {
     Fence,
     /// Register move of a value (`int r = 1;`).
     Mov,
-    /// Conditional branch (`if`), with `{a}`, `{b}`, `{cmp}`, `{label}`.
+    /// Conditional branch (`if`), with `{a}`, `{b}`, `{cmp}` (the mapping's
+    /// `cmp` table entry), `{cond}` (the comparison's own name: `eq`, `ne`,
+    /// `lt`, `le`, `gt`, `ge`) and `{label}`.
     Branch,
     /// Unconditional jump, with `{label}`.
     Goto,
@@ -139,7 +141,7 @@ pub struct Mapping {
 
 /// Placeholders a target template may use.
 pub const PLACEHOLDERS: &[&str] = &[
-    "x", "r", "v", "sco", "op", "exp", "new", "a", "b", "cmp", "label",
+    "x", "r", "v", "sco", "op", "exp", "new", "a", "b", "cmp", "cond", "label",
 ];
 
 /// Thread-header placeholders.
