@@ -224,6 +224,10 @@ const VALUE_B: i64 = 7778;
 /// confirm falls back to [`super::compile::compile`].
 pub struct Compiler<'m> {
     m: &'m Mapping,
+    /// Whether templates may be used: not for a machine target (the RSP
+    /// cache machine decodes each instruction's text, which templates
+    /// leave stale), whose programs always take the text path.
+    direct: bool,
     ops: Mutex<HashMap<OpKey, Option<OpTemplate>>>,
     places: Mutex<HashMap<Vec<Place>, Option<PlaceTemplate>>>,
 }
@@ -425,6 +429,7 @@ impl<'m> Compiler<'m> {
     pub fn new(m: &'m Mapping) -> Self {
         Compiler {
             m,
+            direct: !crate::op::is_operational(&m.target),
             ops: Mutex::new(HashMap::new()),
             places: Mutex::new(HashMap::new()),
         }
@@ -537,6 +542,9 @@ impl<'m> Compiler<'m> {
     }
 
     fn direct(&self, p: &Program, src: &Test) -> Option<Compiled> {
+        if !self.direct {
+            return None;
+        }
         let places: Vec<Place> = p.threads.iter().map(|t| t.place).collect();
         let pt = {
             let mut cache = self.places.lock().ok()?;
