@@ -266,3 +266,56 @@ fn shards_partition_the_reduced_space() {
     parts.sort_by_key(|p| p.0);
     assert_eq!(parts, whole);
 }
+
+#[test]
+fn opencl_rsp_skips_only_racy_or_dominated_programs() {
+    // docs/mappings.md item 11: the race cuts and the twin cut for
+    // opencl-rsp (no edge fences: the RSP fragment has no fences).
+    for mapping in ["opencl-rsp-original", "opencl-rsp-proposed"] {
+        let (racy, fenced, stronger) =
+            skipped_programs_are_harmless(mapping, options(2, &[], 2, 2));
+        assert!(
+            racy > 500 && fenced == 0 && stronger > 1000,
+            "{mapping}: racy {racy}, fenced {fenced}, stronger {stronger}"
+        );
+    }
+}
+
+#[test]
+fn opencl_rsp_counterexamples_survive_the_cuts() {
+    // The reduced counterexamples are plain ones, and every plain
+    // counterexample strengthened to its enumerated twin is still one: the
+    // cuts lose no bug, only the weaker copies of each (bound 2: the Fig. 5
+    // shape, a remote device store against a work-group increment).
+    let cache = ModelCache::default();
+    for (mapping, expect) in [
+        ("opencl-rsp-original", true),
+        ("opencl-rsp-proposed", false),
+    ] {
+        let m = litmix::mapping::load(mapping).unwrap();
+        let o = options(2, &[], 2, 2);
+        let mut plain = o.clone();
+        plain.no_reduce = true;
+        let reduced = counterexamples(&m, &o);
+        let all = counterexamples(&m, &plain);
+        assert_eq!(!reduced.is_empty(), expect, "{mapping}: {reduced:?}");
+        assert_eq!(!all.is_empty(), expect, "{mapping}: {all:?}");
+        assert!(reduced.is_subset(&all), "{mapping}");
+        let mut weaker = 0;
+        for (_, p) in verify::programs(&m, &plain) {
+            if !all.contains(&p.summary()) || reduced.contains(&p.summary()) {
+                continue;
+            }
+            let q = strengthen(&m, &p);
+            assert_ne!(q, p, "{mapping}: a lost counterexample {}", p.summary());
+            assert_eq!(
+                check(&m, &q, &cache).verdict,
+                Verdict::Unsound,
+                "{}",
+                q.summary()
+            );
+            weaker += 1;
+        }
+        assert_eq!(weaker + reduced.len(), all.len(), "{mapping}");
+    }
+}

@@ -160,6 +160,10 @@ pub struct Reduce {
     /// removes source behaviours and races, so the stronger program is a
     /// counterexample whenever this one is).
     pub stronger_orders: bool,
+    /// Scope inclusion for the heterogeneous-race cut follows remote-scope
+    /// promotion (`opencl-rsp`): a remote operation whose scope includes
+    /// the other's thread is inclusive with it whatever the other's scope.
+    pub remote_promotion: bool,
 }
 
 impl Reduce {
@@ -170,6 +174,7 @@ impl Reduce {
             heterogeneous_races: true,
             edge_fences: true,
             stronger_orders: true,
+            remote_promotion: false,
         }
     }
 }
@@ -532,14 +537,14 @@ fn admissible(space: &Space, threads: &[Thread], t: usize, op: &Op) -> bool {
             if op.order == 0 && r.data_races {
                 return false;
             }
-            if op.order != 0
-                && r.heterogeneous_races
-                && op.scope != 0
-                && q.scope != 0
-                && !(covers(threads[t].place, op.scope, th.place, false)
-                    && covers(th.place, q.scope, threads[t].place, false))
-            {
-                return false;
+            if op.order != 0 && r.heterogeneous_races && op.scope != 0 && q.scope != 0 {
+                let mine = covers(threads[t].place, op.scope, th.place, false);
+                let theirs = covers(th.place, q.scope, threads[t].place, false);
+                // opencl-rsp: incl = incl1 & incl1^-1 | [rem]; incl1 | incl1^-1; [rem].
+                let promoted = r.remote_promotion && ((op.remote && mine) || (q.remote && theirs));
+                if !(mine && theirs) && !promoted {
+                    return false;
+                }
             }
         }
     }

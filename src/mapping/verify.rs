@@ -274,12 +274,24 @@ pub fn reductions(m: &Mapping, target: &str) -> Reduce {
             heterogeneous_races: hetero,
             edge_fences: true,
             stronger_orders: true,
+            remote_promotion: false,
         },
         "rc11" => Reduce {
             data_races: data,
             heterogeneous_races: false,
             edge_fences: true,
             stronger_orders: true,
+            remote_promotion: false,
+        },
+        // docs/mappings.md, "OpenCL": the race cuts and the twin cut hold
+        // by the repair lemma (hb does not depend on what non-atomic reads
+        // read); no edge-fence cut (not argued for these models).
+        "opencl" | "opencl-rsp" => Reduce {
+            data_races: data,
+            heterogeneous_races: hetero,
+            edge_fences: false,
+            stronger_orders: true,
+            remote_promotion: m.source == "opencl-rsp",
         },
         _ => Reduce::default(),
     };
