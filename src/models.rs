@@ -109,6 +109,8 @@ pub struct LoadConfig {
     pub include_dirs: Vec<PathBuf>,
     /// `--variant NAME` (herd's `-variant`).
     pub variants: Vec<String>,
+    /// `--bell FILE` (herd's `-bell`): loaded before a model file.
+    pub bell: Option<PathBuf>,
 }
 
 static CONFIG: RwLock<Option<LoadConfig>> = RwLock::new(None);
@@ -183,6 +185,15 @@ fn builtin_resolver(name: &str) -> Option<(String, String)> {
 pub fn load(spec: &str) -> Result<Model, Diagnostic> {
     if let Some(b) = builtin(spec) {
         let file = format!("<builtin {}.cat>", b.name);
+        let cfg = config();
+        if let Some(bell) = &cfg.bell {
+            // herd's `-bell` applies to any model: its names are visible.
+            let opts = LoadOptions {
+                bell: Some(read_bell(bell, &search_path(None, &cfg))?),
+                ..Default::default()
+            };
+            return Model::parse_with(&file, b.source, &builtin_resolver, &opts);
+        }
         return Model::parse(&file, b.source, &builtin_resolver);
     }
     let path = Path::new(spec);
@@ -209,11 +220,29 @@ pub fn load(spec: &str) -> Result<Model, Diagnostic> {
     let resolve = |name: &str| find_in(&dirs, name).or_else(|| builtin_resolver(name));
     let prelude = find_in(&dirs, "stdlib.cat")
         .unwrap_or_else(|| ("<builtin stdlib.cat>".to_string(), STDLIB.to_string()));
+    let bell = match &cfg.bell {
+        Some(b) => Some(read_bell(b, &dirs)?),
+        None => None,
+    };
     let opts = LoadOptions {
         variants: cfg.variants.clone(),
         prelude: Some(prelude),
+        bell,
     };
     Model::parse_with(spec, &source, &resolve, &opts)
+}
+
+/// Reads `--bell FILE`: the path as given, else looked for on the search
+/// path (as herd looks for `-bell` files in its library).
+fn read_bell(b: &Path, dirs: &[PathBuf]) -> Result<(String, String), Diagnostic> {
+    if let Ok(s) = read_text(b) {
+        return Ok((b.display().to_string(), s));
+    }
+    let name = b.display().to_string();
+    find_in(dirs, &name).ok_or_else(|| {
+        Diagnostic::new(&name, Pos::default(), "cannot find bell file")
+            .expected("a .bell file (a path, or a name on the -I search path)")
+    })
 }
 
 /// Parses a model from `source` (named `file` in diagnostics); includes

@@ -31,6 +31,7 @@ fn herd_c_regression_outputs() {
     litmix::models::configure(litmix::models::LoadConfig {
         include_dirs: vec![dir.join("libdir")],
         variants: vec!["S128".into()],
+        ..Default::default()
     });
     let spec = dir.join("libdir/rc11.cat");
     let cache = ModelCache::default();

@@ -44,6 +44,7 @@ fn configure(dir: &Path) {
     litmix::models::configure(litmix::models::LoadConfig {
         include_dirs: vec![dir.join("libdir")],
         variants: Vec::new(),
+        ..Default::default()
     });
 }
 

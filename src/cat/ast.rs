@@ -136,6 +136,10 @@ pub enum ExprKind {
     },
     /// `'name`: a tag (a constant of an `enum`).
     Tag(String),
+    /// The events annotated with the tag (herd's bell sets: an `enum` of a
+    /// `.bell` file binds `Acquire` to the events annotated `'acquire`).
+    /// Not written by users: the loader adds it for bell files.
+    BellSet(String),
     /// `match e with 'a -> e1 || 'b -> e2 || _ -> e3 end`: by tag.
     MatchTag {
         scrutinee: Box<Expr>,
@@ -253,6 +257,9 @@ pub enum Stmt {
         tags: Vec<String>,
         loc: Loc,
     },
+    /// `instructions K[e]` (herd's bell files): the annotations (a set of
+    /// tags) instructions of kind `K` (`R`, `W`, `F`, `RMW`, ...) may carry.
+    Instructions { kind: String, expr: Expr, loc: Loc },
     /// `forall x in e do instructions end`.
     Forall {
         var: String,

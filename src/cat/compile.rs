@@ -15,7 +15,7 @@
 use super::ast::{BinOp, Binding, Check, Error, Expr, ExprKind, Loc, Pattern, Stmt, Test, UnOp};
 use super::eval::{
     CCheck, CExpr, CForall, CStmt, CWith, CWithFrom, EnvName, Func, Lambda, Node, Program,
-    RecGroup, SlotDef, SlotInfo, Ty,
+    RecGroup, SlotDef, SlotInfo, Ty, ValueRec,
 };
 use std::collections::HashMap;
 use std::sync::Arc as Rc;
@@ -177,10 +177,70 @@ impl Compiler {
                 bindings,
                 loc,
             } => {
+                if bindings.iter().any(|b| b.tuple.is_some())
+                    && bindings.iter().all(|b| b.params.is_none())
+                {
+                    // `let rec (a, b) = ... and c = ...`: one hidden slot
+                    // holds the tuple of every name's value (the group's
+                    // fixpoint); each name is a component of it.
+                    let (g, scope) = self.value_rec(bindings, &[], *loc)?;
+                    let names: Vec<String> = scope.into_iter().skip(bindings.len()).collect();
+                    let plain: Vec<(usize, String)> = bindings
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, b)| b.tuple.is_none())
+                        .map(|(k, b)| (k, b.name.clone()))
+                        .collect();
+                    // The tuple: plain members first (their locals), then
+                    // the tuple members' components.
+                    let mut all: Vec<(String, usize)> = Vec::new();
+                    for (k, n) in &plain {
+                        all.push((n.clone(), *k));
+                    }
+                    for (j, n) in names.iter().enumerate() {
+                        all.push((n.clone(), bindings.len() + j));
+                    }
+                    let tuple = CExpr {
+                        node: Node::Tuple(
+                            all.iter()
+                                .map(|(_, k)| CExpr {
+                                    node: Node::Local(*k),
+                                    loc: *loc,
+                                })
+                                .collect(),
+                        ),
+                        loc: *loc,
+                    };
+                    let body = CExpr {
+                        node: Node::LetRecVals(Rc::new(g), Box::new(tuple)),
+                        loc: *loc,
+                    };
+                    let shown: Vec<&str> = bindings.iter().map(|b| b.name.as_str()).collect();
+                    let t = self.new_slot(&shown.join(" and "), SlotDef::Expr(body), Ty::Tuple);
+                    for (i, (n, _)) in all.iter().enumerate() {
+                        if n.is_empty() {
+                            continue;
+                        }
+                        let proj = CExpr {
+                            node: Node::Proj(
+                                Box::new(CExpr {
+                                    node: Node::Slot(t),
+                                    loc: *loc,
+                                }),
+                                i,
+                                all.len(),
+                            ),
+                            loc: *loc,
+                        };
+                        let slot = self.new_slot(n, SlotDef::Expr(proj), Ty::Unknown);
+                        self.globals.insert(n.clone(), Name::Slot(slot));
+                    }
+                    return Ok(());
+                }
                 if let Some(b) = bindings.iter().find(|b| b.tuple.is_some()) {
                     return Err(Error::new(
                         b.loc,
-                        "a tuple pattern cannot be recursive ('let rec (a, b) = ...')",
+                        "a 'let rec' mixing functions and tuple patterns is not supported",
                     ));
                 }
                 if bindings.iter().all(|b| b.params.is_some()) {
@@ -285,6 +345,31 @@ impl Compiler {
                 Ok(())
             }
             Stmt::Include { .. } | Stmt::Show { .. } => Ok(()),
+            Stmt::Instructions { expr, .. } => {
+                // A declaration of the annotations instructions of a kind may
+                // carry. litmix's front ends attach no bell annotations, so
+                // no event can break it: it is resolved and type-checked only.
+                let e = self.expr(expr, &[])?;
+                // No environment name is a set of tags: a name that is not
+                // an enum (or a binding) is unknown.
+                if let Some((name, loc)) = self.first_env_name(&e) {
+                    return Err(Error::new(
+                        loc,
+                        format!(
+                            "'{name}' is neither an enum nor a set of tags (instructions K[...] takes tags and enum names)"
+                        ),
+                    ));
+                }
+                let ty = self.infer(&e, &[])?;
+                if !matches!(ty, Ty::ValSet | Ty::Unknown | Ty::Tag) {
+                    return Err(type_error(
+                        e.loc,
+                        "'instructions K[...]' expects a set of tags",
+                        ty,
+                    ));
+                }
+                Ok(())
+            }
             Stmt::Enum { name, tags, loc } => {
                 // The enumeration's name denotes the set of its tags.
                 let body = CExpr {
@@ -386,11 +471,13 @@ impl Compiler {
                 self.globals = saved;
                 res?;
                 let inner = self.prog.stmts.split_off(start);
-                if inner
-                    .iter()
-                    .any(|s| matches!(s, CStmt::With(_) | CStmt::WithFrom(_)))
+                if let Some(c) = self.prog.co_slot
+                    && slot < c
                 {
-                    return Err(Error::new(*loc, "'with' inside 'forall' is not supported"));
+                    return Err(Error::new(
+                        *loc,
+                        "'with co from' inside 'forall': the model's co must be chosen at top level",
+                    ));
                 }
                 self.prog.stmts.push(CStmt::Forall(CForall {
                     slot,
@@ -440,6 +527,32 @@ impl Compiler {
             };
         }
         Ok((base..base + bindings.len()).collect())
+    }
+
+    /// Compiles a `let rec` of values (plain names and tuple patterns)
+    /// over `locals`; returns the group and the names it pushes after
+    /// `locals`: one per binding (a tuple pattern's is its text), then the
+    /// components of the tuple patterns (`""` for `_`).
+    fn value_rec(
+        &mut self,
+        bindings: &[Binding],
+        locals: &[String],
+        loc: Loc,
+    ) -> Result<(ValueRec, Vec<String>), Error> {
+        let mut scope: Vec<String> = bindings.iter().map(|b| b.name.clone()).collect();
+        for b in bindings {
+            if let Some(names) = &b.tuple {
+                scope.extend(names.iter().map(|n| n.clone().unwrap_or_default()));
+            }
+        }
+        let mut inner = locals.to_vec();
+        inner.extend(scope.iter().cloned());
+        let mut members = Vec::new();
+        for b in bindings {
+            let body = self.expr(&b.body, &inner)?;
+            members.push((body, b.tuple.as_ref().map(Vec::len)));
+        }
+        Ok((ValueRec { members, loc }, scope))
     }
 
     /// The value a `let ... in` binding gives: a function for `let f x =
@@ -502,6 +615,20 @@ impl Compiler {
             refs,
         }));
         Ok(())
+    }
+
+    /// The first environment name `e` reads through operators and explicit
+    /// sets, with where it is read.
+    fn first_env_name(&self, e: &CExpr) -> Option<(String, Loc)> {
+        match &e.node {
+            Node::Env(i) => Some((self.prog.env_names[*i].name.clone(), e.loc)),
+            Node::Unary(_, a) => self.first_env_name(a),
+            Node::Binary(_, _, a, b) => self.first_env_name(a).or_else(|| self.first_env_name(b)),
+            Node::ExplicitSet(xs) | Node::Tuple(xs) => {
+                xs.iter().find_map(|x| self.first_env_name(x))
+            }
+            _ => None,
+        }
     }
 
     /// Marks the environment names `e` reads directly (not under `try`,
@@ -706,10 +833,20 @@ impl Compiler {
                 bindings,
                 body,
             } => {
+                if bindings.iter().all(|b| b.params.is_none()) {
+                    let (g, scope) = self.value_rec(bindings, locals, e.loc)?;
+                    let mut inner = locals.to_vec();
+                    inner.extend(scope);
+                    let body = self.expr(body, &inner)?;
+                    return Ok(CExpr {
+                        node: Node::LetRecVals(Rc::new(g), Box::new(body)),
+                        loc: e.loc,
+                    });
+                }
                 if let Some(b) = bindings.iter().find(|b| b.params.is_none()) {
                     return Err(Error::new(
                         b.loc,
-                        "a local 'let rec' of values or tuple patterns is not supported (only of functions)",
+                        "a local 'let rec' mixing functions and values is not supported",
                     ));
                 }
                 let lams = self.rec_lambdas(bindings, locals)?;
@@ -733,6 +870,7 @@ impl Compiler {
                 Node::MatchSet(Box::new(sc), Box::new(em), Box::new(ne))
             }
             ExprKind::Tag(t) => Node::Tag(t.clone()),
+            ExprKind::BellSet(t) => Node::BellSet(t.clone()),
             ExprKind::MatchTag {
                 scrutinee,
                 clauses,
@@ -994,9 +1132,16 @@ impl Compiler {
                 let (x, y) = (self.infer(a, locals)?, self.infer(b, locals)?);
                 if x == y { x } else { Ty::Unknown }
             }
+            Node::LetRecVals(g, body) => {
+                let comps: usize = g.members.iter().map(|m| m.1.unwrap_or(0)).sum();
+                let mut inner = locals.to_vec();
+                inner.extend(std::iter::repeat_n(Ty::Unknown, g.members.len() + comps));
+                self.infer(body, &inner)?
+            }
             Node::FuncRef(_) | Node::PrimRef(_) | Node::Lambda(_) | Node::LetRec(..) => Ty::Fun,
             Node::Tuple(_) => Ty::Tuple,
             Node::Tag(_) => Ty::Tag,
+            Node::BellSet(_) => Ty::Set,
             Node::Apply(..)
             | Node::PrimCall(..)
             | Node::ExplicitSet(_)

@@ -187,11 +187,18 @@ pub enum Node {
     LetIn(Vec<CExpr>, Box<CExpr>),
     /// `let rec f1 ... and fk ... in body`: the lambdas are pushed as closures.
     LetRec(Rc<Vec<usize>>, Box<CExpr>),
+    /// `let rec x1 = e1 and (a, b) = e2 ... in body` over values: the
+    /// members' least fixpoint, iterated from `{}`; the members and bodies
+    /// see the members' values pushed, then the components of tuple members.
+    LetRecVals(Rc<ValueRec>, Box<CExpr>),
     /// `match e with {} -> a || x ++ s -> b end` (`b` sees x and s pushed).
     MatchSet(Box<CExpr>, Box<CExpr>, Box<CExpr>),
     Try(Box<CExpr>, Box<CExpr>),
     /// `'name`.
     Tag(String),
+    /// The events annotated with a bell tag (herd's `Acquire` for
+    /// `'acquire`): `tag2events('t)`, or no events when the test has none.
+    BellSet(String),
     /// `match e with 'a -> x || ... || _ -> d end`.
     MatchTag(Box<CExpr>, Vec<(String, CExpr)>, Option<Box<CExpr>>),
     /// Component `k` of a tuple of `n` (a `let (a, b) = e` pattern).
@@ -235,6 +242,14 @@ pub struct SlotInfo {
 #[derive(Clone, Debug)]
 pub struct RecGroup {
     pub members: Vec<(usize, CExpr, Ty)>,
+    pub loc: Loc,
+}
+
+/// A `let rec` of values (not functions): each member's body and, for a
+/// tuple pattern `(a, b) = e`, its number of components.
+#[derive(Clone, Debug)]
+pub struct ValueRec {
+    pub members: Vec<(CExpr, Option<usize>)>,
     pub loc: Loc,
 }
 
@@ -487,9 +502,12 @@ impl Program {
         let all =
             |xs: &[CExpr], locals: &[bool]| xs.iter().all(|x| self.static_in(x, es, ss, locals));
         match &e.node {
-            Node::EmptyRel | Node::Universe | Node::PrimRef(_) | Node::Fail(_) | Node::Tag(_) => {
-                true
-            }
+            Node::EmptyRel
+            | Node::Universe
+            | Node::PrimRef(_)
+            | Node::Fail(_)
+            | Node::Tag(_)
+            | Node::BellSet(_) => true,
             Node::MatchTag(sc, cs, d) => {
                 self.static_in(sc, es, ss, locals)
                     && cs.iter().all(|(_, x)| self.static_in(x, es, ss, locals))
@@ -531,6 +549,16 @@ impl Program {
                     inner.push(self.static_in(v, es, ss, locals));
                 }
                 self.static_in(body, es, ss, &inner)
+            }
+            Node::LetRecVals(g, body) => {
+                // Static when every member is, assuming the members are.
+                let mut inner = locals.to_vec();
+                let comps: usize = g.members.iter().map(|m| m.1.unwrap_or(0)).sum();
+                inner.extend(std::iter::repeat_n(true, g.members.len() + comps));
+                g.members
+                    .iter()
+                    .all(|m| self.static_in(&m.0, es, ss, &inner))
+                    && self.static_in(body, es, ss, &inner)
             }
             Node::MatchSet(sc, empty, nonempty) => {
                 let s = self.static_in(sc, es, ss, locals);
@@ -812,6 +840,10 @@ impl Program {
                 }
                 Owned(self.eval(body, st, &frame)?.into_owned())
             }
+            Node::LetRecVals(g, body) => {
+                let frame = self.value_rec(g, st, locals)?;
+                Owned(self.eval(body, st, &frame)?.into_owned())
+            }
             Node::MatchSet(scrut, empty, nonempty) => {
                 let v = self.eval(scrut, st, locals)?.into_owned();
                 match super::func::split(v, e.loc)? {
@@ -830,6 +862,10 @@ impl Program {
             },
             Node::Fail(msg) => return Err(Error::new(e.loc, msg.clone())),
             Node::Tag(t) => Owned(Value::Tag(Rc::from(t.as_str()))),
+            Node::BellSet(t) => Owned(
+                super::func::tag_value(Prim::TagToEvents, t, st.env, n)
+                    .unwrap_or_else(|_| Value::Set(BitSet::new(n))),
+            ),
             Node::MatchTag(scrut, clauses, default) => {
                 let v = self.eval(scrut, st, locals)?;
                 let Value::Tag(t) = &*v else {
@@ -871,6 +907,62 @@ impl Program {
                 }
             }
         })
+    }
+
+    /// The frame a `let rec` of values gives its body: `locals`, then the
+    /// members' least fixpoint (iterated from `{}`, a tuple of `{}` for a
+    /// tuple pattern), then the components of the tuple members.
+    fn value_rec(&self, g: &ValueRec, st: &State<'_>, locals: &[Value]) -> Res<Vec<Value>> {
+        let frame = |cur: &[Value]| -> Res<Vec<Value>> {
+            let mut f = locals.to_vec();
+            f.extend(cur.iter().cloned());
+            for ((body, arity), v) in g.members.iter().zip(cur) {
+                let Some(k) = arity else { continue };
+                match v {
+                    Value::Tuple(vs) if vs.len() == *k => f.extend(vs.iter().cloned()),
+                    other => {
+                        return Err(Error::new(
+                            body.loc,
+                            format!(
+                                "a tuple pattern of {k} names, bound to {}",
+                                match other {
+                                    Value::Tuple(vs) => format!("a tuple of {}", vs.len()),
+                                    v => v.kind().describe().to_string(),
+                                }
+                            ),
+                        ));
+                    }
+                }
+            }
+            Ok(f)
+        };
+        let mut cur: Vec<Value> = g
+            .members
+            .iter()
+            .map(|(_, arity)| match arity {
+                Some(k) => Value::Tuple(vec![Value::Empty; *k]),
+                None => Value::Empty,
+            })
+            .collect();
+        // As for top-level groups: a monotone system over sets and
+        // relations of n events stabilises within k*n*n + 1 rounds (plus
+        // one for `{}` becoming a typed empty value).
+        let limit = g.members.len().max(1) * (st.n * st.n + 1) + 3;
+        for _ in 0..limit {
+            let f = frame(&cur)?;
+            let mut next = Vec::with_capacity(cur.len());
+            for (body, _) in &g.members {
+                next.push(self.eval(body, st, &f)?.into_owned());
+            }
+            if next == cur {
+                return Ok(f);
+            }
+            cur = next;
+        }
+        Err(Error::new(
+            g.loc,
+            "let rec did not reach a fixpoint (is the definition monotone?)",
+        ))
     }
 
     /// Applies a function value to one argument (a tuple for several).
@@ -1170,16 +1262,103 @@ impl Program {
                 }
             }
             let _ = st.slots[f.slot].set(x);
-            for stmt in &f.body {
-                let failed = match stmt {
-                    CStmt::Check(c) => self.run_check(c, st, flags, want_failure, explain)?,
-                    CStmt::Forall(g) => self.run_forall(g, st, flags, want_failure, explain)?,
-                    CStmt::With(_) | CStmt::WithFrom(_) => None,
-                };
-                if failed.is_some() {
-                    return Ok(failed);
+            let failed = self.run_body(&f.body, st, flags, want_failure, explain)?;
+            if failed.is_some() {
+                return Ok(failed);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Runs the instructions of a `forall` body for the current member;
+    /// `Some(failure)` when they fail. A `with` in the body is a local
+    /// existential: the rest of the body must hold for some choice (its
+    /// names stay inside the body, so nothing after the `forall` sees it).
+    fn run_body(
+        &self,
+        body: &[CStmt],
+        st: &mut State<'_>,
+        flags: &mut Vec<String>,
+        want_failure: bool,
+        explain: bool,
+    ) -> Res<Option<Option<Failure>>> {
+        for (j, stmt) in body.iter().enumerate() {
+            let (slot, choices, label) = match stmt {
+                CStmt::Check(c) => {
+                    if let Some(f) = self.run_check(c, st, flags, want_failure, explain)? {
+                        return Ok(Some(f));
+                    }
+                    continue;
+                }
+                CStmt::Forall(g) => {
+                    if let Some(f) = self.run_forall(g, st, flags, want_failure, explain)? {
+                        return Ok(Some(f));
+                    }
+                    continue;
+                }
+                CStmt::WithFrom(w) => {
+                    let choices = match self.eval(&w.expr, st, &[])?.into_owned() {
+                        Value::Empty => Vec::new(),
+                        Value::ValSet(vs) => vs.as_ref().clone(),
+                        other => {
+                            return Err(type_error(
+                                w.expr.loc,
+                                "'with ... from' expects a set of values",
+                                other.kind(),
+                            ));
+                        }
+                    };
+                    (w.slot, choices, &w.label)
+                }
+                CStmt::With(w) => {
+                    let s = self.eval(&w.set, st, &[])?;
+                    let set = expect_set(&s, w.set.loc, "linearisations expects a set")?.clone();
+                    let rel = match &w.rel {
+                        Some(e) => into_rel(
+                            self.eval(e, st, &[])?,
+                            e.loc,
+                            "linearisations expects a relation",
+                        )?,
+                        None => Relation::empty(st.n),
+                    };
+                    let choices = match super::func::linearisations(&set, &rel) {
+                        Value::ValSet(vs) => vs.as_ref().clone(),
+                        _ => Vec::new(),
+                    };
+                    (w.slot, choices, &w.label)
+                }
+            };
+            let flags_len = flags.len();
+            let mut first: Option<Option<Failure>> = None;
+            for choice in choices {
+                for (k, cell) in st.slots.iter_mut().enumerate().skip(slot) {
+                    if !st.keep.get(k).copied().unwrap_or(false) {
+                        cell.take();
+                    }
+                }
+                let _ = st.slots[slot].set(choice);
+                flags.truncate(flags_len);
+                let want = want_failure && first.is_none();
+                match self.run_body(&body[j + 1..], st, flags, want, explain)? {
+                    None => return Ok(None),
+                    Some(f) => {
+                        if first.is_none() {
+                            first = Some(f);
+                        }
+                    }
                 }
             }
+            flags.truncate(flags_len);
+            return Ok(Some(match first {
+                Some(f) => f,
+                None => want_failure.then(|| Failure {
+                    check: label.clone(),
+                    kind: CheckKind::Empty,
+                    witness: Vec::new(),
+                    relations: Vec::new(),
+                    path: Vec::new(),
+                }),
+            }));
         }
         Ok(None)
     }
@@ -1570,10 +1749,12 @@ impl Program {
             | Node::ExplicitSet(_)
             | Node::LetIn(..)
             | Node::LetRec(..)
+            | Node::LetRecVals(..)
             | Node::MatchSet(..)
             | Node::MatchTag(..)
             | Node::Proj(..)
             | Node::Tag(_)
+            | Node::BellSet(_)
             | Node::Try(..)
             | Node::Fail(_) => {
                 out.push((a, b, self.opaque_label(e)));

@@ -133,6 +133,9 @@ pub struct LoadOptions {
     /// `(file name, source)` of a file loaded before the model (its names
     /// visible to the model), as herd loads `stdlib.cat`.
     pub prelude: Option<(String, String)>,
+    /// `(file name, source)` of a bell file (herd's `-bell FILE`), loaded
+    /// after the prelude and before the model.
+    pub bell: Option<(String, String)>,
 }
 
 /// One accepted choice of a model's `with`s (see [`Model::evaluate_all`]).
@@ -195,6 +198,13 @@ impl Model {
                 loader.done.push(pname.clone());
                 let (_, pre) = loader.load(idx)?;
                 stmts.extend(pre);
+            }
+            if let Some((bname, bsrc)) = &opts.bell {
+                loader.files.push((bname.clone(), bsrc.clone()));
+                let idx = loader.files.len() - 1;
+                loader.done.push(bname.clone());
+                let (_, bell) = loader.load(idx)?;
+                stmts.extend(bell);
             }
             let (title, main) = loader.load(0)?;
             stmts.extend(main);
@@ -632,7 +642,10 @@ struct Loader<'r> {
 impl Loader<'_> {
     fn load(&mut self, index: usize) -> Result<(Option<String>, Vec<Stmt>), Error> {
         let src = self.files[index].1.clone();
-        let parsed = parser::parse_file(&src, index)?;
+        let mut parsed = parser::parse_file(&src, index)?;
+        if self.files[index].0.ends_with(".bell") {
+            parsed.stmts = bell_sets(parsed.stmts);
+        }
         let mut out = Vec::with_capacity(parsed.stmts.len());
         self.splice(parsed.stmts, &mut out)?;
         Ok((parsed.title, out))
@@ -694,6 +707,57 @@ impl Loader<'_> {
         }
         Ok(())
     }
+}
+
+/// herd's bell files: after each `enum`, one event set per tag, named
+/// after the tag with its first letter upper-cased (`'acquire` gives
+/// `Acquire`, `'rcu-lock` gives `Rcu-lock`): the events annotated with it.
+/// Inside `if "variant"` branches too.
+fn bell_sets(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(stmts.len());
+    for s in stmts {
+        match s {
+            Stmt::Enum { ref tags, loc, .. } => {
+                let bindings = tags
+                    .iter()
+                    .filter_map(|t| {
+                        let mut cs = t.chars();
+                        let first = cs.next()?;
+                        let name: String = first.to_uppercase().chain(cs).collect();
+                        Some(ast::Binding {
+                            name,
+                            loc,
+                            params: None,
+                            tuple: None,
+                            body: ast::Expr {
+                                kind: ast::ExprKind::BellSet(t.clone()),
+                                loc,
+                            },
+                        })
+                    })
+                    .collect();
+                out.push(s);
+                out.push(Stmt::Let {
+                    rec: false,
+                    bindings,
+                    loc,
+                });
+            }
+            Stmt::IfVariant {
+                variant,
+                then,
+                els,
+                loc,
+            } => out.push(Stmt::IfVariant {
+                variant,
+                then: bell_sets(then),
+                els: bell_sets(els),
+                loc,
+            }),
+            s => out.push(s),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

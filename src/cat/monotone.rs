@@ -216,7 +216,7 @@ impl<'p> Ctx<'p> {
             // `{}` and tags are constants; tag sets and scope relations are
             // fixed by the skeleton.
             Node::ExplicitSet(xs) if xs.is_empty() => Pol::Const,
-            Node::Tag(_) => Pol::Const,
+            Node::Tag(_) | Node::BellSet(_) => Pol::Const,
             Node::PrimCall(Prim::TagToEvents | Prim::TagToScope, args) => {
                 let ps: Vec<Pol> = args.iter().map(|a| self.expr(a, locals)).collect();
                 ps.into_iter().fold(Pol::Const, Pol::join)

@@ -137,7 +137,7 @@ impl Parser<'_> {
                 self.advance();
                 Some(s)
             }
-            Tok::Ident(_) if self.at_assert() => None,
+            Tok::Ident(_) if self.at_assert() || self.at_instructions() => None,
             Tok::Ident(s) => {
                 self.advance();
                 match self.tok().clone() {
@@ -278,6 +278,16 @@ impl Parser<'_> {
                     loc,
                 })
             }
+            // `instructions K[e]` (bell files): `instructions` is a keyword
+            // only here, before a kind (a name cannot start an instruction).
+            Tok::Ident(w) if w == "instructions" && matches!(self.peek_tok(1), Tok::Ident(_)) => {
+                self.advance();
+                let (kind, _) = self.ident("an instruction kind (R, W, F, RMW, ...)")?;
+                self.expect(&Tok::LBracket, "'['")?;
+                let expr = self.expr()?;
+                self.expect(&Tok::RBracket, "']'")?;
+                Ok(Stmt::Instructions { kind, expr, loc })
+            }
             // herd's `catdep` marker: no meaning for litmix.
             Tok::Ident(w) if w == "catdep" => {
                 self.advance();
@@ -315,7 +325,7 @@ impl Parser<'_> {
                 Err(unsupported(loc, &format!("'{}'", kw.as_str())))
             }
             _ => Err(self.error_here(
-                "an instruction (let, acyclic, irreflexive, empty, flag, undefined_unless, assert, with, include, show, procedure, call, if, forall, enum)",
+                "an instruction (let, acyclic, irreflexive, empty, flag, undefined_unless, assert, with, include, show, procedure, call, if, forall, enum, instructions)",
             )),
         }
     }
@@ -604,6 +614,14 @@ impl Parser<'_> {
                 | Tok::Kw(Kw::Begin)
         ) && !matches!(self.tok(), Tok::Ident(w) if w == "catdep")
             && !self.at_assert()
+            && !self.at_instructions()
+    }
+
+    /// At `instructions K[`: the bell instruction, not a name.
+    fn at_instructions(&self) -> bool {
+        matches!(self.tok(), Tok::Ident(w) if w == "instructions")
+            && matches!(self.peek_tok(1), Tok::Ident(_))
+            && *self.peek_tok(2) == Tok::LBracket
     }
 
     /// At `assert` followed by a check: the instruction, not a name.
@@ -971,6 +989,7 @@ mod tests {
             ExprKind::Try(a, b) => format!("try {} with {}", show(a), show(b)),
             ExprKind::IfVariant { variant, .. } => format!("if {variant}"),
             ExprKind::Tag(t) => format!("'{t}"),
+            ExprKind::BellSet(t) => format!("bell '{t}"),
             ExprKind::MatchTag { scrutinee, .. } => format!("match-tag {}", show(scrutinee)),
         }
     }

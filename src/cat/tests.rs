@@ -834,7 +834,7 @@ acyclic o
     // Variants choose branches when the model is loaded.
     let opts = super::LoadOptions {
         variants: vec!["v".into()],
-        prelude: None,
+        ..Default::default()
     };
     let m = Model::parse_with(
         "t.cat",
@@ -990,5 +990,146 @@ fn cat_language_doc_example_of_tags_runs() {
     assert_eq!(
         rel_value(&src, &env, "same-gpu"),
         rel_value("let x = gpu", &env, "x")
+    );
+}
+
+#[test]
+fn bell_files_declare_tags_annotations_and_sets() {
+    let env = Mock::mp();
+    let bell = "\"a bell\"
+enum Accesses = 'acq || 'once
+instructions R[{'acq, 'once}]
+instructions W[Accesses]
+let Both = Acq | Once";
+    // As herd's `-bell`: loaded before the model, its names visible to it.
+    let opts = super::LoadOptions {
+        bell: Some(("my.bell".into(), bell.into())),
+        ..Default::default()
+    };
+    let m = Model::parse_with("m.cat", "let x = Both\nlet y = Once", &no_include, &opts)
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+    let value_of = |m: &Model, name: &str| {
+        let st = m.program.state(&env);
+        let i = m
+            .program
+            .slots
+            .iter()
+            .rposition(|s| s.name == name)
+            .unwrap();
+        m.program.slot_value(i, &st).unwrap().clone()
+    };
+    // 'acq: the events the test tags Acq; 'once: none (no event carries it).
+    assert_eq!(value_of(&m, "x"), Value::Set(BitSet::from_indices(6, [4])));
+    assert_eq!(value_of(&m, "y"), Value::Set(BitSet::new(6)));
+    // `include "x.bell"` does the same.
+    let inc = |name: &str| (name == "my.bell").then(|| ("my.bell".to_string(), bell.to_string()));
+    let m = Model::parse("m.cat", "include \"my.bell\"\nlet x = Both", &inc)
+        .unwrap_or_else(|d| panic!("{}", d.render()));
+    assert_eq!(value_of(&m, "x"), Value::Set(BitSet::from_indices(6, [4])));
+    // An enum of a .cat file declares tags only: no set per tag.
+    let d = eval_err("enum E = 'zz\nempty Zz", &env);
+    assert!(
+        d.message.contains("unknown identifier 'Zz'"),
+        "{}",
+        d.message
+    );
+    // `instructions K[e]` wants a set of tags, and is a keyword only there.
+    let d = Model::parse("m.cat", "instructions R[po]", &no_include).unwrap_err();
+    assert!(
+        d.message
+            .contains("'po' is neither an enum nor a set of tags"),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.pos.line, 1);
+    let d = Model::parse("m.cat", "let r = po\ninstructions R[r]", &no_include).unwrap_err();
+    assert!(d.message.contains("expects a set of tags"), "{}", d.message);
+    let d = Model::parse(
+        "m.cat",
+        "\"m\"\ninstructions R[Accesses | {'a}]",
+        &no_include,
+    )
+    .unwrap_err();
+    assert!(d.message.contains("'Accesses' is neither"), "{}", d.message);
+    assert_eq!((d.pos.line, d.pos.col), (2, 16));
+    let po = rel_value("let x = po", &env, "x");
+    assert_eq!(
+        rel_value("let instructions = po\nlet x = instructions", &env, "x"),
+        po
+    );
+    let d = Model::parse("m.cat", "\"m\"\ninstructions R{'a}", &no_include).unwrap_err();
+    assert!(d.expected.as_deref() == Some("'['"), "{d:?}");
+}
+
+#[test]
+fn let_rec_of_values_and_tuple_patterns() {
+    let env = Mock::mp();
+    // Local `let rec` of values: least fixpoint from {}.
+    let src = "let t = let rec c = po | rf | (c ; c) in c
+let u = let rec a = po | b and b = a ; rf in b
+let v = let rec s = W | range(s * s & po) in s";
+    assert_eq!(
+        rel_value(src, &env, "t"),
+        rel_value("let x = (po | rf)+", &env, "x")
+    );
+    assert_eq!(
+        rel_value(src, &env, "u"),
+        rel_value("let x = po ; rf", &env, "x")
+    );
+    assert_eq!(value(src, &env, "v"), value("let x = W", &env, "x"));
+    // Tuple patterns in `let rec`, top level and local.
+    let src = "let rec (p, q) = (po | (q ; rf), p) and r = p ; p
+let z = let rec (a, b) = (po | b, a ; rf) in b";
+    let pp = rel_value("let x = po | (po ; rf)", &env, "x");
+    assert_eq!(rel_value(src, &env, "p"), pp);
+    assert_eq!(rel_value(src, &env, "q"), pp);
+    assert_eq!(
+        rel_value(src, &env, "r"),
+        rel_value("let y = po | (po ; rf)\nlet x = y ; y", &env, "x")
+    );
+    assert!(!rel_value(src, &env, "r").is_empty());
+    assert_eq!(
+        rel_value(src, &env, "z"),
+        rel_value("let x = po ; rf", &env, "x")
+    );
+    // A member that is not a tuple of the pattern's size is an error.
+    let d = eval_err("let rec (a, b) = (po, rf, co)\nempty a", &env);
+    assert!(d.message.contains("tuple pattern of 2"), "{}", d.message);
+}
+
+#[test]
+fn with_inside_forall_is_a_choice_per_member() {
+    let env = Mock::mp();
+    // For s = po the choice po works, for s = rf the choice rf: no single
+    // choice works for both, one per member does.
+    assert!(
+        run(
+            "forall s in {po, rf} do with o from {po, rf} empty o \\ s end",
+            &env
+        )
+        .allowed
+    );
+    let o = run(
+        "forall s in {po} do with o from {rf, co} empty o as no-o end",
+        &env,
+    );
+    assert!(!o.allowed);
+    assert_eq!(o.failure.unwrap().check, "no-o");
+    // An empty set of choices fails the body.
+    assert!(!run("forall s in {po} do with o from {} empty o end", &env).allowed);
+    // Linearisations inside forall.
+    assert!(
+        run(
+            "forall s in {po, rf} do with o from linearisations(M, s) acyclic o | s end",
+            &env
+        )
+        .allowed
+    );
+    assert!(
+        !run(
+            "forall s in {po} do with o from linearisations(W, 0) empty o end",
+            &env
+        )
+        .allowed
     );
 }

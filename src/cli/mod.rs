@@ -75,6 +75,10 @@ pub struct CatArgs {
     /// Set a model variant for `if "NAME"` (repeatable; herd's -variant).
     #[arg(long, value_name = "NAME")]
     pub variant: Vec<String>,
+    /// A bell file loaded before a model file (herd's -bell): its enums,
+    /// `instructions` declarations and definitions are visible to the model.
+    #[arg(long, value_name = "FILE")]
+    pub bell: Option<std::path::PathBuf>,
     /// Treat upper-case names no front end defines as empty sets (with a
     /// warning) instead of errors.
     #[arg(long)]
@@ -87,6 +91,7 @@ impl CatArgs {
         litmix::models::configure(litmix::models::LoadConfig {
             include_dirs: self.include.clone(),
             variants: self.variant.clone(),
+            bell: self.bell.clone(),
         });
         if self.lenient {
             eprintln!(
