@@ -542,7 +542,7 @@ fn admissible(space: &Space, threads: &[Thread], t: usize, op: &Op) -> bool {
                 let theirs = covers(th.place, q.scope, threads[t].place, false);
                 // opencl-rsp: incl = incl1 & incl1^-1 | [rem]; incl1 | incl1^-1; [rem].
                 let promoted = r.remote_promotion && ((op.remote && mine) || (q.remote && theirs));
-                if !(mine && theirs) && !promoted {
+                if !(promoted || (mine && theirs)) {
                     return false;
                 }
             }

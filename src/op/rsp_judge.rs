@@ -36,7 +36,6 @@ pub fn options(name: &str, opts: &CheckOptions) -> RspOptions {
         l2_locking: name != "rsp-cache-nolock",
         reduce: name != "rsp-cache-unreduced",
         unroll: opts.unroll as u32,
-        ..RspOptions::default()
     }
 }
 
