@@ -105,6 +105,7 @@ fn skipped_programs_are_harmless(
     let all = verify::programs(&m, &plain);
     let cache = ModelCache::default();
     let (mut racy, mut fenced, mut stronger, mut placed) = (0, 0, 0, 0);
+    let placements = verify::reductions(&m, &m.target).placements;
     for (_, p) in &all {
         if reduced.contains(&p.summary()) {
             continue;
@@ -128,7 +129,10 @@ fn skipped_programs_are_harmless(
             fenced += 1;
             continue;
         }
-        if let Some(q) = enumerate::coarser_placement_twin(&verify::space(&m, &plain), p) {
+        if let Some(q) = placements
+            .then(|| enumerate::coarser_placement_twin(&verify::space(&m, &plain), p))
+            .flatten()
+        {
             // The placement cut: the same threads with fewer work-groups or
             // devices and the same covered threads per scoped operation
             // behave alike under both models.
@@ -396,4 +400,58 @@ fn fast_check_agrees_with_the_plain_check() {
 
 fn p_ref(p: &Program) -> &Program {
     p
+}
+
+#[test]
+fn opencl_rsp_skips_only_racy_or_dominated_programs() {
+    // docs/mappings.md item 12: the race cuts and the twin cut for
+    // opencl-rsp (no edge fences: the RSP fragment has no fences).
+    for mapping in ["opencl-rsp-original", "opencl-rsp-proposed"] {
+        let (racy, fenced, stronger, placed) =
+            skipped_programs_are_harmless(mapping, options(2, &[], 2, 2));
+        assert_eq!(placed, 0, "{mapping}: no placement cut for opencl-rsp");
+        assert!(
+            racy > 500 && fenced == 0 && stronger > 1000,
+            "{mapping}: racy {racy}, fenced {fenced}, stronger {stronger}"
+        );
+    }
+}
+
+#[test]
+fn opencl_rsp_counterexamples_survive_the_cuts() {
+    // The reduced counterexamples are plain ones, and every plain
+    // counterexample strengthened to its enumerated twin is still one: the
+    // cuts lose no bug, only the weaker copies of each (bound 2: the Fig. 5
+    // shape, a remote device store against a work-group increment).
+    let cache = ModelCache::default();
+    for (mapping, expect) in [
+        ("opencl-rsp-original", true),
+        ("opencl-rsp-proposed", false),
+    ] {
+        let m = litmix::mapping::load(mapping).unwrap();
+        let o = options(2, &[], 2, 2);
+        let mut plain = o.clone();
+        plain.no_reduce = true;
+        let reduced = counterexamples(&m, &o);
+        let all = counterexamples(&m, &plain);
+        assert_eq!(!reduced.is_empty(), expect, "{mapping}: {reduced:?}");
+        assert_eq!(!all.is_empty(), expect, "{mapping}: {all:?}");
+        assert!(reduced.is_subset(&all), "{mapping}");
+        let mut weaker = 0;
+        for (_, p) in verify::programs(&m, &plain) {
+            if !all.contains(&p.summary()) || reduced.contains(&p.summary()) {
+                continue;
+            }
+            let q = strengthen(&m, &p);
+            assert_ne!(q, p, "{mapping}: a lost counterexample {}", p.summary());
+            assert_eq!(
+                check(&m, &q, &cache).verdict,
+                Verdict::Unsound,
+                "{}",
+                q.summary()
+            );
+            weaker += 1;
+        }
+        assert_eq!(weaker + reduced.len(), all.len(), "{mapping}");
+    }
 }

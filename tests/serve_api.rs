@@ -875,7 +875,8 @@ fn operational_models_are_listed_and_run_like_the_cli() {
             "lostpop",
             "lostpop-unreduced",
             "rsp-cache",
-            "rsp-cache-nolock"
+            "rsp-cache-nolock",
+            "rsp-cache-unreduced"
         ]
     );
     assert_eq!(m["defaults"]["RSP"], "rsp-cache");

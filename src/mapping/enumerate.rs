@@ -165,6 +165,10 @@ pub struct Reduce {
     /// covered threads (the same `incl`, hence the same behaviours in
     /// `sc11`, `ptx6` and `cmm`; docs/mappings.md, "Reductions", item 11).
     pub placements: bool,
+    /// Scope inclusion for the heterogeneous-race cut follows remote-scope
+    /// promotion (`opencl-rsp`): a remote operation whose scope includes
+    /// the other's thread is inclusive with it whatever the other's scope.
+    pub remote_promotion: bool,
 }
 
 impl Reduce {
@@ -176,6 +180,7 @@ impl Reduce {
             edge_fences: true,
             stronger_orders: true,
             placements: true,
+            remote_promotion: false,
         }
     }
 }
@@ -606,14 +611,14 @@ fn admissible(space: &Space, threads: &[Thread], t: usize, op: &Op) -> bool {
             if op.order == 0 && r.data_races {
                 return false;
             }
-            if op.order != 0
-                && r.heterogeneous_races
-                && op.scope != 0
-                && q.scope != 0
-                && !(covers(threads[t].place, op.scope, th.place, false)
-                    && covers(th.place, q.scope, threads[t].place, false))
-            {
-                return false;
+            if op.order != 0 && r.heterogeneous_races && op.scope != 0 && q.scope != 0 {
+                let mine = covers(threads[t].place, op.scope, th.place, false);
+                let theirs = covers(th.place, q.scope, threads[t].place, false);
+                // opencl-rsp: incl = incl1 & incl1^-1 | [rem]; incl1 | incl1^-1; [rem].
+                let promoted = r.remote_promotion && ((op.remote && mine) || (q.remote && theirs));
+                if !(promoted || (mine && theirs)) {
+                    return false;
+                }
             }
         }
     }

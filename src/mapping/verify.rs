@@ -278,6 +278,7 @@ pub fn reductions(m: &Mapping, target: &str) -> Reduce {
             edge_fences: true,
             stronger_orders: true,
             placements: true,
+            remote_promotion: false,
         },
         "rc11" => Reduce {
             data_races: data,
@@ -285,6 +286,18 @@ pub fn reductions(m: &Mapping, target: &str) -> Reduce {
             edge_fences: true,
             stronger_orders: true,
             placements: false,
+            remote_promotion: false,
+        },
+        // docs/mappings.md, "OpenCL": the race cuts and the twin cut hold
+        // by the repair lemma (hb does not depend on what non-atomic reads
+        // read); no edge-fence cut (not argued for these models).
+        "opencl" | "opencl-rsp" => Reduce {
+            data_races: data,
+            heterogeneous_races: hetero,
+            edge_fences: false,
+            stronger_orders: true,
+            placements: false,
+            remote_promotion: m.source == "opencl-rsp",
         },
         _ => Reduce::default(),
     };

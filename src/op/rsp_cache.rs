@@ -206,6 +206,11 @@ pub struct ThreadInfo {
     /// Locations the code may still access from each pc (bit mask), one
     /// more entry for the end.
     live: Vec<u64>,
+    /// Locations the code may still read from its L1 (`LD`, `INC_L1`)
+    /// before its next `INV_L1` (every scope covers its own work-group),
+    /// from each pc: a clean L1 entry of any other location is never read
+    /// by this thread (docs/rsp-cache.md, R5).
+    live_l1: Vec<u64>,
 }
 
 /// The machine for one RSP assembly test.
@@ -332,7 +337,8 @@ impl RspCache {
                 })
                 .collect();
             reg_init.push(init);
-            let live = live_sets(&code);
+            let live = live_sets(&code, false);
+            let live_l1 = live_sets(&code, true);
             threads.push(ThreadInfo {
                 id: th.id,
                 dev: d,
@@ -341,6 +347,7 @@ impl RspCache {
                 text,
                 regs,
                 live,
+                live_l1,
             });
         }
         let wg_dev = wgs.iter().map(|k| k.0).collect();
@@ -363,10 +370,11 @@ impl RspCache {
         let has = |f: &dyn Fn(&Op) -> bool| threads.iter().any(|t| t.code.iter().any(f));
         let has_flu_l1 = has(&|o| matches!(o, Op::FluL1(_)));
         let has_flu_l2 = has(&|o| matches!(o, Op::FluL2(_)));
-        let name = if opts.l2_locking {
-            "rsp-cache"
-        } else {
-            "rsp-cache-nolock"
+        let name = match (opts.l2_locking, opts.reduce) {
+            (true, true) => "rsp-cache",
+            (false, true) => "rsp-cache-nolock",
+            (true, false) => "rsp-cache-unreduced",
+            (false, false) => "rsp-cache-nolock-unreduced",
         };
         Ok(RspCache {
             name: name.to_string(),
@@ -449,6 +457,18 @@ impl RspCache {
         m
     }
 
+    /// Locations some thread of work-group `w` may still read from its L1
+    /// before invalidating it (`live_l1`).
+    fn live_l1(&self, s: &State, w: usize) -> u64 {
+        let mut m = 0;
+        for (t, th) in self.threads.iter().enumerate() {
+            if th.wg == w {
+                m |= th.live_l1[(s.pc[t] as usize).min(th.code.len())];
+            }
+        }
+        m
+    }
+
     fn val(&self, s: &State, t: usize, o: &Operand) -> Value {
         match o {
             Operand::Imm(v) => *v,
@@ -467,16 +487,49 @@ impl RspCache {
         }
     }
 
+    /// Whether thread `t`'s next instruction blocks (or the thread is
+    /// done): exactly the conditions under which [`Self::exec`] returns
+    /// `Ok(None)`, decided without building the successor.
+    fn exec_blocked(&self, s: &State, t: usize) -> bool {
+        let th = &self.threads[t];
+        let Some(op) = th.code.get(s.pc[t] as usize) else {
+            return true;
+        };
+        if !op.is_local() && self.unflushed(s, t) {
+            return true;
+        }
+        let (d, w) = (th.dev, th.wg);
+        match op {
+            Op::Ld { loc, .. } => s.l1[w].valid_val(*loc).is_none(),
+            Op::Inc { level, loc, .. } => {
+                !Self::ready(s.rmw[w], t)
+                    || match level {
+                        Level::L1 => s.l1[w].valid_val(*loc).is_none(),
+                        Level::L2 => {
+                            !s.l1[w].not_dirty(*loc)
+                                || !Self::ready(self.lock(s, d, *loc), t)
+                                || s.l2[d].valid_val(*loc).is_none()
+                        }
+                    }
+            }
+            Op::LkL2(x) => self.opts.l2_locking && !Self::ready(s.lockfile[d * self.n() + x], t),
+            Op::LkRmw(sc) => {
+                (0..self.wgs()).any(|w2| self.in_scope(*sc, d, w, w2) && !Self::ready(s.rmw[w2], t))
+            }
+            _ => false,
+        }
+    }
+
     /// Runs thread `t`'s next instruction; `Ok(None)` when it blocks.
     fn exec(&self, s: &State, t: usize) -> Result<Option<State>, MachineError> {
+        if self.exec_blocked(s, t) {
+            return Ok(None);
+        }
         let th = &self.threads[t];
         let pc = s.pc[t] as usize;
         let Some(op) = th.code.get(pc) else {
             return Ok(None);
         };
-        if !op.is_local() && self.unflushed(s, t) {
-            return Ok(None);
-        }
         let (d, w) = (th.dev, th.wg);
         let n = self.n();
         let mut ns = s.clone();
@@ -679,9 +732,61 @@ impl RspCache {
         })
     }
 
+    /// Whether an environment transition's precondition holds and it
+    /// changes the state: exactly when [`Self::env`] returns `Some`,
+    /// decided without building the successor.
+    fn env_enabled(&self, s: &State, env: Env, cache: usize, x: usize, by: usize) -> bool {
+        let ready = |d: usize| Self::ready(self.lock(s, d, x), by);
+        let clean_fetch = |v: Value| {
+            Some(Entry {
+                val: v,
+                dirty: false,
+                valid: true,
+            })
+        };
+        match env {
+            Env::EvictL1 => s.l1[cache].entries[x].is_some_and(|e| !e.dirty),
+            Env::EvictL2 => s.l2[cache].entries[x].is_some_and(|e| !e.dirty) && ready(cache),
+            Env::FlushL1 => {
+                s.l1[cache].entries[x].is_some_and(|e| e.dirty) && ready(self.wg_dev[cache])
+            }
+            Env::FlushL2 => s.l2[cache].entries[x].is_some_and(|e| e.dirty) && ready(cache),
+            Env::FetchL1 => {
+                let d = self.wg_dev[cache];
+                s.l2[d].valid_val(x).is_some_and(|v| {
+                    s.l1[cache].not_dirty(x) && ready(d) && s.l1[cache].entries[x] != clean_fetch(v)
+                })
+            }
+            Env::FetchL2 => {
+                s.l2[cache].not_dirty(x)
+                    && ready(cache)
+                    && s.l2[cache].entries[x] != clean_fetch(s.gl[x])
+            }
+            Env::DeqLocL1 | Env::DeqLocL2 => {
+                let c = if env.is_l1() {
+                    &s.l1[cache]
+                } else {
+                    &s.l2[cache]
+                };
+                matches!(c.fifo.front(), Some(FifoEl::Loc(y)) if c.not_dirty(*y as usize))
+            }
+            Env::DeqMarkerL1 | Env::DeqMarkerL2 => {
+                let c = if env.is_l1() {
+                    &s.l1[cache]
+                } else {
+                    &s.l2[cache]
+                };
+                matches!(c.fifo.front(), Some(FifoEl::Flush(_)))
+            }
+        }
+    }
+
     /// Applies an environment transition; `None` when its precondition
     /// does not hold (or it would not change the state).
     fn env(&self, s: &State, env: Env, cache: usize, x: usize, by: usize) -> Option<State> {
+        if !self.env_enabled(s, env, cache, x, by) {
+            return None;
+        }
         let n = self.n();
         let mut ns = s.clone();
         let ready = |d: usize| Self::ready(self.lock(s, d, x), by);
@@ -788,7 +893,8 @@ impl RspCache {
             let Some(by) = self.trigger(s, env.is_l1(), cache, locked.then_some(x)) else {
                 return;
             };
-            if self.env(s, env, cache, x, by).is_some() {
+            if self.env_enabled(s, env, cache, x, by) {
+                debug_assert!(self.env(s, env, cache, x, by).is_some());
                 out.push(Step::Env {
                     env,
                     cache,
@@ -926,6 +1032,93 @@ fn value_text(v: Value, locs: &[String]) -> String {
     }
 }
 
+/// What of a state its key keeps: per L1 (L2) cache the locations whose
+/// clean entries count (the others are keyed as absent), and whether the
+/// fifos count.
+struct Keep {
+    l1_live: Vec<u64>,
+    l2_live: Vec<u64>,
+    l1_fifo: bool,
+    l2_fifo: bool,
+}
+
+impl Keep {
+    /// Everything counts (no reduction).
+    fn all(s: &State) -> Keep {
+        Keep {
+            l1_live: vec![u64::MAX; s.l1.len()],
+            l2_live: vec![u64::MAX; s.l2.len()],
+            l1_fifo: true,
+            l2_fifo: true,
+        }
+    }
+}
+
+/// A state as bytes, for the visited set: one allocation and one hash
+/// per state instead of one per component. Injective (every component is
+/// written with its length or at a fixed width), so equal keys mean equal
+/// states.
+fn encode(s: &State, keep: &Keep) -> Vec<u8> {
+    fn val(out: &mut Vec<u8>, v: Value) {
+        match v {
+            Value::Int(i) => {
+                out.push(0);
+                out.extend_from_slice(&i.to_le_bytes());
+            }
+            Value::Addr(a) => {
+                out.push(1);
+                out.extend_from_slice(&(a as u64).to_le_bytes());
+            }
+        }
+    }
+    fn cache(out: &mut Vec<u8>, c: &Cache, live: u64, fifo: bool) {
+        for (x, e) in c.entries.iter().enumerate() {
+            match e {
+                None => out.push(0),
+                Some(e) if !e.dirty && live & (1 << x) == 0 => out.push(0),
+                Some(e) => {
+                    out.push(1 | (e.dirty as u8) << 1 | (e.valid as u8) << 2);
+                    val(out, e.val);
+                }
+            }
+        }
+        if !fifo {
+            return;
+        }
+        out.extend_from_slice(&(c.fifo.len() as u32).to_le_bytes());
+        for el in &c.fifo {
+            let (tag, i) = match el {
+                FifoEl::Loc(x) => (0u8, *x),
+                FifoEl::Flush(t) => (1u8, *t),
+            };
+            out.push(tag);
+            out.extend_from_slice(&i.to_le_bytes());
+        }
+    }
+    let lock = |l: &Option<u8>| l.map_or(u8::MAX, |t| t);
+    let mut out = Vec::with_capacity(64);
+    for v in &s.gl {
+        val(&mut out, *v);
+    }
+    for (d, c) in s.l2.iter().enumerate() {
+        cache(&mut out, c, keep.l2_live[d], keep.l2_fifo);
+    }
+    for (w, c) in s.l1.iter().enumerate() {
+        cache(&mut out, c, keep.l1_live[w], keep.l1_fifo);
+    }
+    out.extend(s.lockfile.iter().map(lock));
+    out.extend(s.rmw.iter().map(lock));
+    for (t, pc) in s.pc.iter().enumerate() {
+        out.extend_from_slice(&pc.to_le_bytes());
+        out.extend_from_slice(&s.jumps[t].to_le_bytes());
+        for v in &s.regs[t] {
+            val(&mut out, *v);
+        }
+    }
+    out.push(s.cut as u8);
+    out
+}
+
 /// Registers an instruction names.
 fn op_regs(op: &Op) -> Vec<&Reg> {
     fn opnd(o: &Operand) -> Option<&Reg> {
@@ -948,11 +1141,21 @@ fn op_regs(op: &Op) -> Vec<&Reg> {
 /// For each pc (and the end), the locations the code may access (load,
 /// store, increment) from there on: a backward fixpoint over the control
 /// flow graph.
-fn live_sets(code: &[Op]) -> Vec<u64> {
+///
+/// With `l1`, only reads of the L1 (`LD`, `INC_L1`) count, and an
+/// `INV_L1` (which invalidates the thread's own L1 at every scope) kills
+/// everything after it.
+fn live_sets(code: &[Op], l1: bool) -> Vec<u64> {
     let mut live = vec![0u64; code.len() + 1];
     let own = |op: &Op| -> u64 {
         match op {
-            Op::Ld { loc, .. } | Op::St { loc, .. } | Op::Inc { loc, .. } => 1u64 << loc,
+            Op::Ld { loc, .. }
+            | Op::Inc {
+                level: Level::L1,
+                loc,
+                ..
+            } => 1u64 << loc,
+            Op::St { loc, .. } | Op::Inc { loc, .. } if !l1 => 1u64 << loc,
             _ => 0,
         }
     };
@@ -960,6 +1163,7 @@ fn live_sets(code: &[Op]) -> Vec<u64> {
         let mut changed = false;
         for pc in (0..code.len()).rev() {
             let succ = match &code[pc] {
+                Op::InvL1(_) if l1 => 0,
                 Op::Goto(t) => live[*t],
                 Op::Branch { target, .. } => live[pc + 1] | live[*target],
                 _ => live[pc + 1],
@@ -978,7 +1182,7 @@ fn live_sets(code: &[Op]) -> Vec<u64> {
 
 impl Machine for RspCache {
     type State = State;
-    type Key = State;
+    type Key = Vec<u8>;
     type Transition = Step;
 
     fn name(&self) -> &str {
@@ -1007,7 +1211,7 @@ impl Machine for RspCache {
         }
         let mut out = Vec::new();
         for t in 0..self.threads.len() {
-            if matches!(self.exec(s, t), Ok(Some(_)) | Err(_)) {
+            if !self.exec_blocked(s, t) {
                 out.push(Step::Exec(t));
             }
         }
@@ -1047,36 +1251,22 @@ impl Machine for RspCache {
         )
     }
 
-    fn canonical(&self, s: &State) -> State {
+    fn canonical(&self, s: &State) -> Vec<u8> {
         if !self.opts.reduce {
-            return s.clone();
+            return encode(s, &Keep::all(s));
         }
-        let mut k = s.clone();
         // Clean entries of locations no thread of the cache will access
-        // again are irrelevant (docs/rsp-cache.md, "dead entries").
-        for w in 0..self.wgs() {
-            let live = self.live_in(s, |th| th.wg == w);
-            for (x, e) in k.l1[w].entries.iter_mut().enumerate() {
-                if live & (1 << x) == 0 && e.is_some_and(|e| !e.dirty) {
-                    *e = None;
-                }
-            }
-            if !self.has_flu_l1 {
-                k.l1[w].fifo.clear();
-            }
-        }
-        for d in 0..self.devices {
-            let live = self.live_in(s, |th| th.dev == d);
-            for (x, e) in k.l2[d].entries.iter_mut().enumerate() {
-                if live & (1 << x) == 0 && e.is_some_and(|e| !e.dirty) {
-                    *e = None;
-                }
-            }
-            if !self.has_flu_l2 {
-                k.l2[d].fifo.clear();
-            }
-        }
-        k
+        // again are irrelevant (docs/rsp-cache.md, "dead entries"); fifos
+        // matter only with flush markers in the program.
+        let keep = Keep {
+            l1_live: (0..self.wgs()).map(|w| self.live_l1(s, w)).collect(),
+            l2_live: (0..self.devices)
+                .map(|d| self.live_in(s, |th| th.dev == d))
+                .collect(),
+            l1_fifo: self.has_flu_l1,
+            l2_fifo: self.has_flu_l2,
+        };
+        encode(s, &keep)
     }
 
     fn label(&self, s: &State, step: &Step) -> String {
@@ -1182,6 +1372,22 @@ impl Machine for RspCache {
         if let Some(i) = enabled.iter().position(|st| relevant_deq(st) == Some(true)) {
             return Some(vec![i]);
         }
+        // R6: with one device, writing a dirty L2 entry back to memory
+        // early never loses an outcome (memory under a dirty L2 entry is
+        // read by nothing).
+        if self.devices == 1
+            && let Some(i) = enabled.iter().position(|st| {
+                matches!(
+                    st,
+                    Step::Env {
+                        env: Env::FlushL2,
+                        ..
+                    }
+                )
+            })
+        {
+            return Some(vec![i]);
+        }
         let all_done = self.all_done(s);
         let keep: Vec<usize> = enabled
             .iter()
@@ -1199,7 +1405,7 @@ impl Machine for RspCache {
                     _ if all_done => false,
                     // R5: fetching a location no thread of the cache will
                     // access again is useless.
-                    Env::FetchL1 => self.live_in(s, |th| th.wg == *cache) & (1 << loc) != 0,
+                    Env::FetchL1 => self.live_l1(s, *cache) & (1 << loc) != 0,
                     Env::FetchL2 => self.live_in(s, |th| th.dev == *cache) & (1 << loc) != 0,
                     _ => true,
                 },

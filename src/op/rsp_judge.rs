@@ -19,6 +19,10 @@ pub const MODELS: &[(&str, &str)] = &[
         "rsp-cache-nolock",
         "rsp-cache without cacheline locking: LK_L2/UL_L2 do nothing",
     ),
+    (
+        "rsp-cache-unreduced",
+        "rsp-cache without its reductions (same outcomes, more states; for checking them)",
+    ),
 ];
 
 /// Whether `name` is one of [`MODELS`].
@@ -30,8 +34,8 @@ pub fn is_model(name: &str) -> bool {
 pub fn options(name: &str, opts: &CheckOptions) -> RspOptions {
     RspOptions {
         l2_locking: name != "rsp-cache-nolock",
+        reduce: name != "rsp-cache-unreduced",
         unroll: opts.unroll as u32,
-        ..RspOptions::default()
     }
 }
 

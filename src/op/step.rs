@@ -154,7 +154,7 @@ impl std::fmt::Display for OpenError {
         match self {
             OpenError::NotOperational(m) => write!(
                 f,
-                "'{m}' is not an operational model (expected lostpop, lostpop-unreduced, rsp-cache or rsp-cache-nolock)"
+                "'{m}' is not an operational model (expected lostpop, lostpop-unreduced, rsp-cache, rsp-cache-nolock or rsp-cache-unreduced)"
             ),
             OpenError::Diagnostic(d) => f.write_str(&d.render()),
         }
