@@ -1349,16 +1349,7 @@ impl Program {
                     (w.slot, choices, &w.label)
                 }
                 CStmt::With(w) => {
-                    let s = self.eval(&w.set, st, &[])?;
-                    let set = expect_set(&s, w.set.loc, "linearisations expects a set")?.clone();
-                    let rel = match &w.rel {
-                        Some(e) => into_rel(
-                            self.eval(e, st, &[])?,
-                            e.loc,
-                            "linearisations expects a relation",
-                        )?,
-                        None => Relation::empty(st.n),
-                    };
+                    let (set, rel) = self.with_operands(w, st)?;
                     let choices = match super::func::linearisations(&set, &rel) {
                         Value::ValSet(vs) => vs.as_ref().clone(),
                         _ => Vec::new(),
@@ -1572,6 +1563,22 @@ impl Program {
         }
     }
 
+    /// The set and the relation of a `with x from linearisations(set,
+    /// rel)` (no relation: the empty one).
+    fn with_operands(&self, w: &CWith, st: &mut State<'_>) -> Res<(BitSet, Relation)> {
+        let s = self.eval(&w.set, st, &[])?;
+        let set = expect_set(&s, w.set.loc, "linearisations expects a set")?.clone();
+        let rel = match &w.rel {
+            Some(e) => into_rel(
+                self.eval(e, st, &[])?,
+                e.loc,
+                "linearisations expects a relation",
+            )?,
+            None => Relation::empty(st.n),
+        };
+        Ok((set, rel))
+    }
+
     fn run_with(
         &self,
         i: usize,
@@ -1581,19 +1588,7 @@ impl Program {
         want_failure: bool,
         explain: bool,
     ) -> Res<Verdict> {
-        let (set, rel) = {
-            let s = self.eval(&w.set, st, &[])?;
-            let set = expect_set(&s, w.set.loc, "linearisations expects a set")?.clone();
-            let rel = match &w.rel {
-                Some(e) => into_rel(
-                    self.eval(e, st, &[])?,
-                    e.loc,
-                    "linearisations expects a relation",
-                )?,
-                None => Relation::empty(st.n),
-            };
-            (set, rel)
-        };
+        let (set, rel) = self.with_operands(w, st)?;
         let flags_len = flags.len();
         let mut first_failure: Option<Option<Failure>> = None;
         let mut error = None;
