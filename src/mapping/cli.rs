@@ -348,12 +348,21 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
         Event::Total(n) => {
             total.store(n, std::sync::atomic::Ordering::Relaxed);
             if tty {
-                let pb = indicatif::ProgressBar::new(n as u64);
-                pb.set_style(
-                    indicatif::ProgressStyle::with_template(
+                // 0: not counted (--stop-at-first), a spinner without a total.
+                let (pb, template) = if n == 0 {
+                    (
+                        indicatif::ProgressBar::new_spinner(),
+                        "{spinner} {pos} programs, {msg} ({elapsed})",
+                    )
+                } else {
+                    (
+                        indicatif::ProgressBar::new(n as u64),
                         "{bar:40} {pos}/{len} programs, {msg} ({elapsed}, eta {eta})",
                     )
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                };
+                pb.set_style(
+                    indicatif::ProgressStyle::with_template(template)
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
                 );
                 let _ = bar.set(pb);
             }
@@ -366,9 +375,10 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
                 let n = total.load(std::sync::atomic::Ordering::Relaxed);
                 if t.elapsed().as_secs_f64() >= 1.0 || d == n {
                     *t = std::time::Instant::now();
+                    let total = (n > 0).then_some(n);
                     println!(
                         "{}",
-                        serde_json::json!({"progress": d, "total": n, "counterexamples": c})
+                        serde_json::json!({"progress": d, "total": total, "counterexamples": c})
                     );
                 }
             }

@@ -636,13 +636,29 @@ pub fn for_each(space: &Space, f: &mut dyn FnMut(&Program)) {
 /// Calls `f` on every canonical program of exactly `n` events, in a fixed
 /// order.
 pub fn for_each_of_size(space: &Space, n: usize, f: &mut dyn FnMut(&Program)) {
+    for_each_of_size_while(space, n, &mut |p| {
+        f(p);
+        true
+    });
+}
+
+/// As [`for_each_of_size`], until `f` returns `false`: the enumeration then
+/// stops at once (`--stop-at-first` leaves a size class part-way).
+pub fn for_each_of_size_while(space: &Space, n: usize, f: &mut dyn FnMut(&Program) -> bool) {
     let mut sizes = Vec::new();
+    let mut go = true;
     partitions(n, n, space.max_threads, &mut sizes, &mut |sizes| {
+        if !go {
+            return;
+        }
         let mut all: Vec<Vec<Place>> = Vec::new();
         placements(space, sizes.len(), &mut Vec::new(), &mut |places| {
             all.push(places.to_vec())
         });
         for places in &all {
+            if !go {
+                return;
+            }
             // Placements that may realise this one's scope coverage with
             // fewer instances (the placement cut).
             let coarser: Vec<&[Place]> = if space.reduce.placements {
@@ -665,7 +681,7 @@ pub fn for_each_of_size(space: &Space, n: usize, f: &mut dyn FnMut(&Program)) {
                     ops: Vec::new(),
                 })
                 .collect();
-            fill(space, sizes, 0, 0, &mut threads, &coarser, f);
+            go = fill(space, sizes, 0, 0, &mut threads, &coarser, f);
         }
     });
 }
@@ -826,8 +842,8 @@ fn fill(
     nlocs: u8,
     threads: &mut Vec<Thread>,
     coarser: &[&[Place]],
-    f: &mut dyn FnMut(&Program),
-) {
+    f: &mut dyn FnMut(&Program) -> bool,
+) -> bool {
     if t == sizes.len() {
         if nlocs > 0
             && connected(threads)
@@ -840,14 +856,13 @@ fn fill(
             };
             debug_assert!(consistent_atomicity(&p));
             debug_assert!(!space.merge_scopes || scopes_minimal(&p));
-            f(&p);
+            return f(&p);
         }
-        return;
+        return true;
     }
     let left = sizes[t] - threads[t].size();
     if left == 0 {
-        fill(space, sizes, t + 1, nlocs, threads, coarser, f);
-        return;
+        return fill(space, sizes, t + 1, nlocs, threads, coarser, f);
     }
     for kind in [OpKind::Load, OpKind::Store, OpKind::Rmw, OpKind::Fence] {
         if kind.events() > left {
@@ -893,8 +908,11 @@ fn fill(
                             continue;
                         }
                         threads[t].ops.push(op);
-                        fill(space, sizes, t, nlocs, threads, coarser, f);
+                        let go = fill(space, sizes, t, nlocs, threads, coarser, f);
                         threads[t].ops.pop();
+                        if !go {
+                            return false;
+                        }
                         continue;
                     }
                     for loc in 0..=nlocs.min(space.max_locations.saturating_sub(1) as u8) {
@@ -909,13 +927,17 @@ fn fill(
                             continue;
                         }
                         threads[t].ops.push(op);
-                        fill(space, sizes, t, nlocs.max(loc + 1), threads, coarser, f);
+                        let go = fill(space, sizes, t, nlocs.max(loc + 1), threads, coarser, f);
                         threads[t].ops.pop();
+                        if !go {
+                            return false;
+                        }
                     }
                 }
             }
         }
     }
+    true
 }
 
 /// Whether the threads cannot be split into two groups touching disjoint

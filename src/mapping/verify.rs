@@ -463,14 +463,21 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
         ..Default::default()
     };
     let mut counted = vec![0usize; o.bound + 1];
-    let mut i = 0usize;
-    enumerate::for_each(&space, &mut |p| {
-        if mine(i) {
-            counted[p.events()] += 1;
-        }
-        i += 1;
-    });
-    report(Event::Total(counted.iter().sum()));
+    // With --stop-at-first the space is not counted first: counting a
+    // bound-5 space costs as much as the search usually needs to find its
+    // first counterexample. The progress total is then unknown (0).
+    if o.stop_at_first && !o.count_only {
+        report(Event::Total(0));
+    } else {
+        let mut i = 0usize;
+        enumerate::for_each(&space, &mut |p| {
+            if mine(i) {
+                counted[p.events()] += 1;
+            }
+            i += 1;
+        });
+        report(Event::Total(counted.iter().sum()));
+    }
     if o.count_only {
         summary.programs = counted.iter().sum();
         summary.by_events = counted;
@@ -482,25 +489,37 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
     let compiler = Compiler::new(m);
     let tally = Tally::default();
     let mut i = 0usize;
-    // Size classes in order: a counterexample found at n events stops the
-    // campaign (with --stop-at-first) only after every n-event program is
-    // checked, so the one reported is minimal.
-    for (n, &count) in counted.iter().enumerate().skip(1) {
+    // Size classes in order. With --stop-at-first the campaign stops after
+    // the batch that found the first counterexample: every smaller class
+    // is complete, so the one reported is minimal in events.
+    let stop = |t: &Tally| o.stop_at_first && t.found.load(Ordering::Relaxed) > 0;
+    for n in 1..=o.bound {
         let mut batch: Vec<(usize, Program)> = Vec::with_capacity(BATCH);
-        enumerate::for_each_of_size(&space, n, &mut |p| {
+        let mut checked = 0usize;
+        let mut cut = false;
+        enumerate::for_each_of_size_while(&space, n, &mut |p| {
             if mine(i) {
                 batch.push((i, p.clone()));
                 if batch.len() == BATCH {
                     check_batch(m, o, &cache, &compiler, &batch, &tally, report);
+                    checked += batch.len();
                     batch.clear();
+                    if stop(&tally) {
+                        cut = true;
+                        return false;
+                    }
                 }
             }
             i += 1;
+            true
         });
-        check_batch(m, o, &cache, &compiler, &batch, &tally, report);
-        summary.by_events[n] = count;
-        summary.complete_to = n;
-        if o.stop_at_first && tally.found.load(Ordering::Relaxed) > 0 {
+        if !cut {
+            check_batch(m, o, &cache, &compiler, &batch, &tally, report);
+            checked += batch.len();
+            summary.complete_to = n;
+        }
+        summary.by_events[n] = checked;
+        if stop(&tally) {
             break;
         }
     }
