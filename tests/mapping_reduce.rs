@@ -455,3 +455,26 @@ fn opencl_rsp_counterexamples_survive_the_cuts() {
         assert_eq!(weaker + reduced.len(), all.len(), "{mapping}");
     }
 }
+
+/// The program counts of docs/mappings.md at bound 3 (default dimensions),
+/// plain and reduced: the enumeration's own shortcuts (canonical prefixes
+/// cut at thread boundaries, round 5) change no count.
+#[test]
+fn bound_3_counts_are_the_documented_ones() {
+    for (mapping, plain, reduced) in [
+        ("sc11-ptx", 130_758, 19_342),
+        ("sc11-x86ptx", 301_232, 25_716),
+        ("opencl-rsp-original", 557_457, 21_428),
+    ] {
+        let m = litmix::mapping::load(mapping).unwrap();
+        let mut o = options(3, &[], 3, 3);
+        o.max_threads = None;
+        o.max_locations = None;
+        o.max_groups = None;
+        o.count_only = true;
+        let r = verify::run(&m, &o, &|_| {});
+        o.no_reduce = true;
+        let p = verify::run(&m, &o, &|_| {});
+        assert_eq!((p.programs, r.programs), (plain, reduced), "{mapping}");
+    }
+}

@@ -862,6 +862,17 @@ fn fill(
     }
     let left = sizes[t] - threads[t].size();
     if left == 0 {
+        // Thread `t` is complete. If a permutation of the complete threads
+        // already gives a smaller encoding, every completion is
+        // non-canonical: the encodings have one length per thread size, so
+        // the comparison is decided inside this prefix (the rest keeps its
+        // order). Only permutations moving `t` are new, and they need an
+        // equally sized thread before it. (The last thread is left to the
+        // full check, after the cheaper ones.)
+        if t > 0 && t + 1 < sizes.len() && sizes[t] == sizes[t - 1] && !is_canonical(&threads[..=t])
+        {
+            return true;
+        }
         return fill(space, sizes, t + 1, nlocs, threads, coarser, f);
     }
     for kind in [OpKind::Load, OpKind::Store, OpKind::Rmw, OpKind::Fence] {
