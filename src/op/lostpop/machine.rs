@@ -713,12 +713,23 @@ impl<'t> LostPop<'t> {
         }
     }
 
+    /// Whether read (or RMW) `r` may take its value from write `w` now: the
+    /// same propagation sets, `w` ordered before `r`, no same-location
+    /// request between them. An x86 locked RMW reads only a write that has
+    /// reached every thread (the store buffers are drained): it is then
+    /// everywhere itself, so no write can later be ordered between `w` and
+    /// it (a write reaching a thread that holds it is ordered after it),
+    /// which is its atomicity. Without this, an RMW could read its own
+    /// thread's buffered write and another thread's RMW could read the same
+    /// write (docs/operational.md, "Locked RMWs").
     fn can_satisfy(&self, s: &LpState, r: &Req, w: &Req) -> bool {
         w.writes()
             && w.id != r.id
             && w.loc == r.loc
             && w.value.is_some()
             && w.prop == r.prop
+            && (r.kind != Kind::Rmw || r.arch != LpArch::X86 || w.prop == self.all)
+            && self.x86_read_performable(s, r)
             && s.ordered(w.id, r.id)
             && !s.reqs.iter().any(|x| {
                 x.id != w.id
@@ -728,6 +739,36 @@ impl<'t> LostPop<'t> {
                     && s.ordered(w.id, x.id)
                     && s.ordered(x.id, r.id)
             })
+    }
+
+    /// x86: whether read (or RMW) `r` may take a value now, in program
+    /// order: every request its own thread orders before it (and every
+    /// predecessor write at its thread) has reached its edge's scope, or is
+    /// gone. The one exception is store forwarding: a plain read may read
+    /// its own thread's earlier same-address write before that write has
+    /// left the thread. Without this, a read satisfied early from its own
+    /// thread's buffered write escapes the `R -> R` order of an earlier
+    /// read and the coherence order is then decided against it
+    /// (`W z=1; W x=1 | W z=2; R x=1; R z=2` with final `z=1`, forbidden by
+    /// x86-TSO; docs/operational.md, "Reads in program order on x86").
+    fn x86_read_performable(&self, s: &LpState, r: &Req) -> bool {
+        if r.arch != LpArch::X86 {
+            return true;
+        }
+        let rt = r.thread();
+        s.edges.iter().filter(|e| e.1 == r.id).all(|&(a, _, sc)| {
+            let Some(aq) = s.req(a) else {
+                return true;
+            };
+            let own = aq.thread() == rt;
+            if !own && aq.pred & bit(rt) == 0 {
+                return true;
+            }
+            if own && r.kind == Kind::Read && aq.kind == Kind::Write && aq.loc == r.loc {
+                return true;
+            }
+            self.reached(s, a, sc, 0)
+        })
     }
 
     fn satisfy(&self, s: &mut LpState, r: Rid, w: Rid) -> Result<(), MachineError> {
