@@ -719,17 +719,18 @@ impl<'t> LostPop<'t> {
     /// reached every thread (the store buffers are drained): it is then
     /// everywhere itself, so no write can later be ordered between `w` and
     /// it (a write reaching a thread that holds it is ordered after it),
-    /// which is its atomicity. Without this, an RMW could read its own
-    /// thread's buffered write and another thread's RMW could read the same
-    /// write (docs/operational.md, "Locked RMWs").
+    /// which is its atomicity. A PTX RMW likewise reads only a write that
+    /// has reached every thread of its scope, which holds every RMW it is
+    /// morally strong with. Without this, two RMWs could read the same write
+    /// (docs/operational.md, "x86: reads in program order, locked RMWs").
     fn can_satisfy(&self, s: &LpState, r: &Req, w: &Req) -> bool {
         w.writes()
             && w.id != r.id
             && w.loc == r.loc
             && w.value.is_some()
             && w.prop == r.prop
-            && (r.kind != Kind::Rmw || r.arch != LpArch::X86 || w.prop == self.all)
-            && self.x86_read_performable(s, r)
+            && (r.kind != Kind::Rmw || w.prop & self.rmw_scope(r) == self.rmw_scope(r))
+            && self.read_performable(s, r)
             && s.ordered(w.id, r.id)
             && !s.reqs.iter().any(|x| {
                 x.id != w.id
@@ -741,7 +742,16 @@ impl<'t> LostPop<'t> {
             })
     }
 
-    /// x86: whether read (or RMW) `r` may take a value now, in program
+    /// The threads a write must have reached before RMW `r` may read it:
+    /// every thread for an x86 locked RMW, the RMW's scope for PTX.
+    fn rmw_scope(&self, r: &Req) -> u64 {
+        match r.arch {
+            LpArch::X86 => self.all,
+            LpArch::Ptx => r.scope & self.all,
+        }
+    }
+
+    /// Whether read (or RMW) `r` may take a value now, in program
     /// order: every request its own thread orders before it (and every
     /// predecessor write at its thread) has reached its edge's scope, or is
     /// gone. The one exception is store forwarding: a plain read may read
@@ -750,11 +760,11 @@ impl<'t> LostPop<'t> {
     /// thread's buffered write escapes the `R -> R` order of an earlier
     /// read and the coherence order is then decided against it
     /// (`W z=1; W x=1 | W z=2; R x=1; R z=2` with final `z=1`, forbidden by
-    /// x86-TSO; docs/operational.md, "Reads in program order on x86").
-    fn x86_read_performable(&self, s: &LpState, r: &Req) -> bool {
-        if r.arch != LpArch::X86 {
-            return true;
-        }
+    /// x86-TSO; PTX's acquire orders likewise). Only constraints the
+    /// architecture's order condition made are waited for, so PTX reads
+    /// with no incoming order stay free (docs/operational.md, "Reads in
+    /// program order, RMWs").
+    fn read_performable(&self, s: &LpState, r: &Req) -> bool {
         let rt = r.thread();
         s.edges.iter().filter(|e| e.1 == r.id).all(|&(a, _, sc)| {
             let Some(aq) = s.req(a) else {
