@@ -283,36 +283,20 @@ fn one_judge_loop_gives_rsp_traces_only_with_trace_or_witnesses() {
     assert!(e.to_string().contains("more than 10 states"), "{e}");
 }
 
-/// Every `.litmus` file under `dir`, recursively, sorted.
-fn litmus_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            litmus_under(&p, out);
-        } else if p.extension().is_some_and(|e| e == "litmus") {
-            out.push(p);
-        }
-    }
-}
-
 /// Verdict counts (sound, racy, unsound) of `mapping` over the OpenCL
 /// tests of the oracles and of `tests/`, and the unsound files. A test
 /// outside the schemes' fragment (seq_cst, fences, CAS, barriers, CPU
 /// threads) must be refused with a message naming the construct.
 fn over_opencl_tests(mapping: &str) -> ((usize, usize, usize), Vec<String>) {
-    let mut files = Vec::new();
-    for d in [
-        "../shared/oracles/dat3m/OPENCL",
-        "tests/models/opencl",
-        "tests/models/opencl-rsp",
-        "tests/mappings",
-    ] {
-        litmus_under(Path::new(d), &mut files);
-    }
+    let files = litmix::driver::collect_paths(
+        &[
+            "../shared/oracles/dat3m/OPENCL",
+            "tests/models/opencl",
+            "tests/models/opencl-rsp",
+            "tests/mappings",
+        ]
+        .map(std::path::PathBuf::from),
+    );
     let m = litmix::mapping::load(mapping).unwrap_or_else(|d| panic!("{}", d.render()));
     let cache = ModelCache::default();
     let (mut sound, mut racy, mut unsound) = (0, 0, 0);

@@ -34,6 +34,13 @@ pub struct LostPop<'t> {
     catch_up: bool,
 }
 
+/// Whether a constraint out of `a` into a request of thread `t` is one of
+/// `t`'s own order constraints (A.2.2 (2a): `a` is `t`'s request or a
+/// predecessor at `t`) rather than an observation from another thread.
+fn enforced_at(a: &Req, t: u32) -> bool {
+    a.thread() == t || a.pred & bit(t) != 0
+}
+
 fn bit(t: u32) -> u64 {
     1u64 << t
 }
@@ -593,7 +600,7 @@ impl<'t> LostPop<'t> {
             let Some(aq) = s.req(a) else {
                 continue;
             };
-            if aq.thread() == rt || aq.pred & bit(rt) != 0 {
+            if enforced_at(aq, rt) {
                 let ok = if r.arch == LpArch::Ptx && r.sem.rel() {
                     // A.5.2, blocking rule (5): a release waits until every
                     // request order-constraints-preceding its blocker has
@@ -713,7 +720,8 @@ impl<'t> LostPop<'t> {
         }
     }
 
-    /// Whether read (or RMW) `r` may take its value from write `w` now: the
+    /// Whether read (or RMW) `r` may take its value from write `w` now (given
+    /// [`Self::read_performable`], which does not depend on `w`): the
     /// same propagation sets, `w` ordered before `r`, no same-location
     /// request between them. An x86 locked RMW reads only a write that has
     /// reached every thread (the store buffers are drained): it is then
@@ -722,15 +730,17 @@ impl<'t> LostPop<'t> {
     /// which is its atomicity. A PTX RMW likewise reads only a write that
     /// has reached every thread of its scope, which holds every RMW it is
     /// morally strong with. Without this, two RMWs could read the same write
-    /// (docs/operational.md, "x86: reads in program order, locked RMWs").
+    /// (docs/operational.md, "Reads in program order, RMWs").
     fn can_satisfy(&self, s: &LpState, r: &Req, w: &Req) -> bool {
         w.writes()
             && w.id != r.id
             && w.loc == r.loc
             && w.value.is_some()
             && w.prop == r.prop
-            && (r.kind != Kind::Rmw || w.prop & self.rmw_scope(r) == self.rmw_scope(r))
-            && self.read_performable(s, r)
+            && (r.kind != Kind::Rmw || {
+                let scope = self.rmw_scope(r);
+                w.prop & scope == scope
+            })
             && s.ordered(w.id, r.id)
             && !s.reqs.iter().any(|x| {
                 x.id != w.id
@@ -770,14 +780,11 @@ impl<'t> LostPop<'t> {
             let Some(aq) = s.req(a) else {
                 return true;
             };
-            let own = aq.thread() == rt;
-            if !own && aq.pred & bit(rt) == 0 {
-                return true;
-            }
-            if own && r.kind == Kind::Read && aq.kind == Kind::Write && aq.loc == r.loc {
-                return true;
-            }
-            self.reached(s, a, sc, 0)
+            let forwarding = aq.thread() == rt
+                && r.kind == Kind::Read
+                && aq.kind == Kind::Write
+                && aq.loc == r.loc;
+            !enforced_at(aq, rt) || forwarding || self.reached(s, a, sc, 0)
         })
     }
 
@@ -973,7 +980,8 @@ impl Machine for LostPop<'_> {
         if self.catch_up {
             self.catch_ups(s, &mut out);
         }
-        for r in s.reqs.iter().filter(|r| r.reads()) {
+        let ready = |r: &&Req| r.reads() && self.read_performable(s, r);
+        for r in s.reqs.iter().filter(ready) {
             for w in &s.reqs {
                 if self.can_satisfy(s, r, w) {
                     out.push(LpTransition::Satisfy {
