@@ -32,6 +32,12 @@ pub struct LostPop<'t> {
     future: Future,
     /// Use the catch-up reduction (on by default; off for checking it).
     catch_up: bool,
+    /// Per location: the threads whose code never accesses it (no direct
+    /// access, no access through a register address). With the reductions
+    /// on, a propagation to one of them is a propagation to all of them
+    /// (rule 7, docs/operational.md); a mask with fewer than two threads
+    /// is left empty.
+    silent: Vec<u64>,
 }
 
 /// Whether a constraint out of `a` into a request of thread `t` is one of
@@ -227,6 +233,7 @@ impl<'t> LostPop<'t> {
             unroll: unroll.min(u16::MAX as usize) as u16,
             future: Future::new(test),
             catch_up: true,
+            silent: silent_groups(test),
         })
     }
 
@@ -619,11 +626,32 @@ impl<'t> LostPop<'t> {
         mask
     }
 
+    /// The threads a propagation of request `q` to `to` reaches: `to`, and
+    /// with the reductions on every other thread that never accesses `q`'s
+    /// location when `to` is one (rule 7, the silent group).
+    fn group_of(&self, q: &Req, to: u32) -> u64 {
+        let g = self.silent_of(q);
+        if g & bit(to) != 0 { g } else { bit(to) }
+    }
+
+    /// The silent group of `q`'s location (rule 7), empty with the
+    /// reductions off.
+    fn silent_of(&self, q: &Req) -> u64 {
+        if self.catch_up && q.is_mem() {
+            self.silent.get(q.loc as usize).copied().unwrap_or(0)
+        } else {
+            0
+        }
+    }
+
     fn propagate(&self, s: &mut LpState, r: Rid, to: u32) {
         let Some(i) = s.idx(r) else {
             return;
         };
-        s.reqs[i].prop |= bit(to);
+        // Rule 7: the other members of a silent group have no request on
+        // the location, so the loop below adds nothing for them.
+        let g = self.group_of(&s.reqs[i], to);
+        s.reqs[i].prop |= g;
         let rq = s.reqs[i].clone();
         let rt = rq.thread();
         let mut edges = Vec::new();
@@ -875,6 +903,41 @@ impl<'t> LostPop<'t> {
     }
 }
 
+/// Per location, the threads whose code never accesses it (rule 7's
+/// silent groups): empty unless at least two threads qualify. A thread
+/// with an access through a register address may access anything.
+fn silent_groups(test: &Test) -> Vec<u64> {
+    let n = test.threads.len();
+    let mut touches = vec![0u64; test.locations.len()];
+    let mut anywhere = 0u64;
+    for (t, th) in test.threads.iter().enumerate() {
+        for ins in &th.code {
+            let addr = match &ins.kind {
+                InstrKind::Load { addr, .. }
+                | InstrKind::Store { addr, .. }
+                | InstrKind::Rmw { addr, .. } => addr,
+                _ => continue,
+            };
+            match addr {
+                Address::Loc(l) => {
+                    if let Some(m) = touches.get_mut(*l) {
+                        *m |= bit(t as u32);
+                    }
+                }
+                Address::Reg(_) => anywhere |= bit(t as u32),
+            }
+        }
+    }
+    let all = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    touches
+        .into_iter()
+        .map(|m| {
+            let g = all & !m & !anywhere;
+            if g.count_ones() >= 2 { g } else { 0 }
+        })
+        .collect()
+}
+
 impl Machine for LostPop<'_> {
     type State = LpState;
     type Key = u128;
@@ -967,9 +1030,16 @@ impl Machine for LostPop<'_> {
             if !r.is_mem() || r.thread() == INIT_THREAD || r.prop == self.all {
                 continue;
             }
-            let targets = self.propagation_targets(s, r) & !r.prop;
+            let mut targets = self.propagation_targets(s, r) & !r.prop;
             if targets == 0 {
                 continue;
+            }
+            // Rule 7: one propagation per silent group (its lowest thread
+            // stands for all of them).
+            let g = self.silent_of(r);
+            if targets & g != 0 {
+                targets &= !g;
+                targets |= g & g.wrapping_neg();
             }
             for to in 0..self.threads.len() as u32 {
                 if targets & bit(to) != 0 {
@@ -1138,8 +1208,17 @@ impl Machine for LostPop<'_> {
                     .req(req)
                     .map(|q| self.threads_text(q.scope))
                     .unwrap_or_default();
+                let g = s.req(req).map(|q| self.group_of(q, to)).unwrap_or(0) & !bit(to);
+                let with = if g != 0 {
+                    format!(
+                        " and {} (none of them accesses its location)",
+                        self.threads_text(g)
+                    )
+                } else {
+                    String::new()
+                };
                 format!(
-                    "propagate {} (scope {scope}) to P{to}",
+                    "propagate {} (scope {scope}) to P{to}{with}",
                     self.describe(s, req)
                 )
             }
