@@ -38,6 +38,8 @@ pub struct LostPop<'t> {
     /// (rule 7, docs/operational.md); a mask with fewer than two threads
     /// is left empty.
     silent: Vec<u64>,
+    /// Every thread is x86 (rule 8 is argued for x86 only).
+    all_x86: bool,
 }
 
 /// Whether a constraint out of `a` into a request of thread `t` is one of
@@ -225,6 +227,7 @@ impl<'t> LostPop<'t> {
                 info.regs.push(reg.clone());
             }
         }
+        let all_x86 = threads.iter().all(|i| i.arch == LpArch::X86);
         Ok(LostPop {
             test,
             threads,
@@ -234,6 +237,7 @@ impl<'t> LostPop<'t> {
             future: Future::new(test),
             catch_up: true,
             silent: silent_groups(test),
+            all_x86,
         })
     }
 
@@ -748,6 +752,105 @@ impl<'t> LostPop<'t> {
         }
     }
 
+    /// Rule 8, one location at a time (docs/operational.md): in an x86
+    /// test, the enabled propagations and satisfies of the requests on a
+    /// location `L` form a stubborn set when an unsatisfied read of `L`
+    /// remains, no thread may still accept an access to `L`, and every
+    /// propagation of an `L` request that is not enabled is blocked by an
+    /// `L` request (so only `L` transitions can enable it). Returns the
+    /// indices of the smallest such set, if any is smaller than `enabled`.
+    fn one_location(&self, s: &LpState, enabled: &[LpTransition]) -> Option<Vec<usize>> {
+        if !self.all_x86 {
+            return None;
+        }
+        let mut locs: Vec<u32> = s.reqs.iter().filter(|q| q.reads()).map(|q| q.loc).collect();
+        locs.sort_unstable();
+        locs.dedup();
+        let mut best: Option<Vec<usize>> = None;
+        for l in locs {
+            if (0..self.threads.len()).any(|v| self.future.may_access(s, v, l)) {
+                continue;
+            }
+            let on = |id: Rid| s.req(id).is_some_and(|q| q.is_mem() && q.loc == l);
+            let idx: Vec<usize> = enabled
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| match **t {
+                    LpTransition::Propagate { req, .. } => on(req),
+                    LpTransition::Satisfy { read, .. } => on(read),
+                    _ => false,
+                })
+                .map(|(i, _)| i)
+                .collect();
+            if idx.is_empty() || idx.len() == enabled.len() {
+                continue;
+            }
+            if best.as_ref().is_some_and(|b| b.len() <= idx.len()) {
+                continue;
+            }
+            if self.blocked_within(s, l) {
+                best = Some(idx);
+            }
+        }
+        best
+    }
+
+    /// Whether every propagation of a request on `l` that is not enabled
+    /// is blocked by a request on `l`: an own-thread or predecessor
+    /// blocker on `l` that has not reached its edge's scope, or another
+    /// thread's request on `l` that has not reached the target; and every
+    /// unsatisfied read on `l` that may not take a value yet
+    /// ([`Self::read_performable`]) is held back by such an own-thread or
+    /// predecessor blocker on `l` (a blocker on another location, or a
+    /// fence, could be released by other locations' transitions).
+    fn blocked_within(&self, s: &LpState, l: u32) -> bool {
+        for q in s.reqs.iter().filter(|q| q.is_mem() && q.loc == l) {
+            if q.reads() && !self.read_performable(s, q) {
+                let qt = q.thread();
+                let held = s.edges.iter().filter(|e| e.1 == q.id).any(|&(a, _, sc)| {
+                    s.req(a).is_some_and(|aq| {
+                        aq.is_mem()
+                            && aq.loc == l
+                            && enforced_at(aq, qt)
+                            && aq.prop & sc != sc
+                            && !(aq.thread() == qt && q.kind == Kind::Read && aq.kind == Kind::Write)
+                    })
+                });
+                if !held {
+                    return false;
+                }
+            }
+            let missing = self.all & !q.prop;
+            if missing == 0 {
+                continue;
+            }
+            let disabled = missing & !self.propagation_targets(s, q);
+            if disabled == 0 {
+                continue;
+            }
+            let qt = q.thread();
+            // Targets some `l` blocker keeps closed.
+            let mut closed = 0u64;
+            for &(a, _, sc) in s.edges.iter().filter(|e| e.1 == q.id) {
+                let Some(aq) = s.req(a) else { continue };
+                if !aq.is_mem() || aq.loc != l {
+                    continue;
+                }
+                if aq.thread() == qt || aq.pred & bit(qt) != 0 {
+                    if aq.prop & sc != sc {
+                        closed = self.all;
+                    }
+                } else {
+                    closed |= self.all & !aq.prop;
+                }
+            }
+            if disabled & !closed != 0 {
+                return false;
+            }
+        }
+        true
+    }
+
     /// Whether read (or RMW) `r` may take its value from write `w` now (given
     /// [`Self::read_performable`], which does not depend on `w`): the
     /// same propagation sets, `w` ordered before `r`, no same-location
@@ -1122,7 +1225,9 @@ impl Machine for LostPop<'_> {
     /// every partner being already there). The state graph is acyclic (every transition
     /// grows accepted requests, propagation bits or satisfied reads), so no
     /// cycle proviso is needed. So when one exists, only the first such
-    /// transition is explored.
+    /// transition is explored. Failing those, in an x86 test, the enabled
+    /// transitions of one location when they form a stubborn set (rule 8,
+    /// [`LostPop::one_location`]).
     fn reduce(&self, s: &LpState, enabled: &[LpTransition]) -> Option<Vec<usize>> {
         if let Some(i) = enabled
             .iter()
@@ -1148,15 +1253,15 @@ impl Machine for LostPop<'_> {
         }) {
             return Some(vec![i]);
         }
-        enabled
-            .iter()
-            .position(|t| match *t {
-                LpTransition::Propagate { req, to } => {
-                    s.req(req).is_some_and(|q| self.future.catch_up(s, q, to))
-                }
-                _ => false,
-            })
-            .map(|i| vec![i])
+        if let Some(i) = enabled.iter().position(|t| match *t {
+            LpTransition::Propagate { req, to } => {
+                s.req(req).is_some_and(|q| self.future.catch_up(s, q, to))
+            }
+            _ => false,
+        }) {
+            return Some(vec![i]);
+        }
+        self.one_location(s, enabled)
     }
 
     /// The state is its own canonical form (ids are per-thread counters,
