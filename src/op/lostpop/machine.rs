@@ -813,7 +813,9 @@ impl<'t> LostPop<'t> {
                             && aq.loc == l
                             && enforced_at(aq, qt)
                             && aq.prop & sc != sc
-                            && !(aq.thread() == qt && q.kind == Kind::Read && aq.kind == Kind::Write)
+                            && !(aq.thread() == qt
+                                && q.kind == Kind::Read
+                                && aq.kind == Kind::Write)
                     })
                 });
                 if !held {
