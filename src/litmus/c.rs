@@ -31,6 +31,7 @@
 //! (`memory_scope_block`, `cta`, `gpu`, ...) both map onto it, in scope
 //! constants and in thread headers (`P0@wg 0, dev 0` = `P0@cta 0,gpu 0`).
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use super::common::{self, Cursor, Dialect, LocTable, Nesting, TailThread, ThreadCtx, TokenParser};
@@ -107,6 +108,11 @@ impl CLex<'_> {
         self.lx.offset()
     }
 
+    /// Whether `other` is at the same place with the same comment rule.
+    fn same_place(&self, other: &CLex<'_>) -> bool {
+        self.ocaml == other.ocaml && self.lx.same_place(&other.lx)
+    }
+
     fn skip_ws(&mut self) -> Result<(), Diagnostic> {
         let lx = &mut self.lx;
         loop {
@@ -180,11 +186,6 @@ impl CLex<'_> {
             start,
             end: lx.offset(),
         })
-    }
-
-    fn peek(&self) -> Result<Token, Diagnostic> {
-        let mut c = *self;
-        c.next()
     }
 
     fn peek2(&self) -> Result<(Token, Token), Diagnostic> {
@@ -273,6 +274,11 @@ struct Parser<'a> {
     lx: CLex<'a>,
     file: &'a str,
     depth: u32,
+    /// The last token peeked: the lexer before it, the token, the lexer
+    /// after it. Lexing is a function of the lexer's state, so a peek or
+    /// next from the same state reuses it (the binary-operator levels peek
+    /// the same token once each).
+    peeked: RefCell<Option<(CLex<'a>, Token, CLex<'a>)>>,
 }
 
 /// Whether herd's `S128` variant (128-bit values) is set: by the test's
@@ -343,11 +349,25 @@ impl TokenParser for Parser<'_> {
     }
 
     fn next(&mut self) -> Result<Token, Diagnostic> {
+        if let Some((before, tok, after)) = self.peeked.get_mut().take()
+            && before.same_place(&self.lx)
+        {
+            self.lx = after;
+            return Ok(tok);
+        }
         self.lx.next()
     }
 
     fn peek(&self) -> Result<Token, Diagnostic> {
-        self.lx.peek()
+        if let Some((before, tok, _)) = &*self.peeked.borrow()
+            && before.same_place(&self.lx)
+        {
+            return Ok(tok.clone());
+        }
+        let mut after = self.lx;
+        let tok = after.next()?;
+        *self.peeked.borrow_mut() = Some((self.lx, tok.clone(), after));
+        Ok(tok)
     }
 }
 
@@ -2178,6 +2198,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
         },
         file,
         depth: 0,
+        peeked: RefCell::new(None),
     };
     // Preamble: doc strings and Key=Value lines.
     loop {

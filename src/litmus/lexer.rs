@@ -116,6 +116,12 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Whether `other` is at the same place of the same text and file (so
+    /// lexing from either gives the same tokens and diagnostics).
+    pub fn same_place(&self, other: &Lexer<'_>) -> bool {
+        self.sc.same_place(&other.sc) && std::ptr::eq(self.file, other.file)
+    }
+
     /// The file name used in diagnostics.
     pub fn file(&self) -> &'a str {
         self.file
