@@ -79,12 +79,12 @@ pub fn instances(
     deadline: Option<std::time::Instant>,
     project: Option<(std::time::Instant, std::time::Duration)>,
 ) -> Result<Rc<BarrierOutcomes>, CheckError> {
-    let threads = prepare(skel, values)?;
-    if let Some(known) = memo.0.get(&threads) {
+    let threads = prepare(skel, values, &mut memo.groups)?;
+    if let Some(known) = memo.outcomes.get(&threads) {
         return Ok(known.clone());
     }
     let out = Rc::new(explore(skel.len(), &threads, deadline, project)?);
-    memo.0.insert(threads, out.clone());
+    memo.outcomes.insert(threads, out.clone());
     Ok(out)
 }
 
@@ -93,8 +93,14 @@ pub fn instances(
 /// the reads-from choices of a skeleton mostly give the same arrivals
 /// (barrier operands are usually constants), and each exploration of the
 /// arrival orders is costly.
+///
+/// It also keeps, per barrier event, the threads sharing every scope
+/// instance the barrier is tagged with: a function of the skeleton alone.
 #[derive(Default)]
-pub struct Memo(HashMap<Vec<Vec<Arrival>>, Rc<BarrierOutcomes>>);
+pub struct Memo {
+    outcomes: HashMap<Vec<Vec<Arrival>>, Rc<BarrierOutcomes>>,
+    groups: HashMap<usize, Vec<usize>>,
+}
 
 /// States between two looks at the deadline.
 const DEADLINE_EVERY: usize = 1024;
@@ -252,9 +258,12 @@ fn step(st: &State, threads: &[Vec<Arrival>], t: usize) -> State {
 }
 
 /// The barrier events of each thread with their counters and counts.
-fn prepare(skel: &Skeleton, values: &Values) -> Result<Vec<Vec<Arrival>>, CheckError> {
+fn prepare(
+    skel: &Skeleton,
+    values: &Values,
+    groups: &mut HashMap<usize, Vec<usize>>,
+) -> Result<Vec<Vec<Arrival>>, CheckError> {
     let test = skel.test;
-    let levels = super::candidate::scope_levels(test);
     // (scope group, barrier id) -> counter number
     let mut counters: BTreeMap<(Vec<usize>, Value), usize> = BTreeMap::new();
     let mut out = Vec::with_capacity(skel.paths.len());
@@ -276,17 +285,23 @@ fn prepare(skel: &Skeleton, values: &Values) -> Result<Vec<Vec<Arrival>>, CheckE
                 }
             };
             // The threads sharing every scope instance the barrier is tagged with.
-            let tagged: Vec<&String> = levels
-                .iter()
-                .filter(|l| {
-                    skel.sets
-                        .get(&l.to_ascii_uppercase())
-                        .is_some_and(|s| s.contains(g))
+            let group = groups
+                .entry(g)
+                .or_insert_with(|| {
+                    let levels = super::candidate::scope_levels(test);
+                    let tagged: Vec<&String> = levels
+                        .iter()
+                        .filter(|l| {
+                            skel.sets
+                                .get(&l.to_ascii_uppercase())
+                                .is_some_and(|s| s.contains(g))
+                        })
+                        .collect();
+                    (0..test.threads.len())
+                        .filter(|&u| tagged.iter().all(|l| same_instance(test, t, u, l)))
+                        .collect()
                 })
-                .collect();
-            let group: Vec<usize> = (0..test.threads.len())
-                .filter(|&u| tagged.iter().all(|l| same_instance(test, t, u, l)))
-                .collect();
+                .clone();
             let id = eval(id)?;
             let count = match count {
                 None => group.len() as i64,

@@ -122,10 +122,15 @@ impl<'a> Skeleton<'a> {
 
         // Sets.
         let mut sets: HashMap<String, BitSet> = HashMap::new();
-        let mut set = |name: &str, e: usize| {
-            sets.entry(name.to_string())
-                .or_insert_with(|| BitSet::new(n))
-                .insert(e);
+        let mut set = |name: &str, e: usize| match sets.get_mut(name) {
+            Some(s) => {
+                s.insert(e);
+            }
+            None => {
+                let mut s = BitSet::new(n);
+                s.insert(e);
+                sets.insert(name.to_string(), s);
+            }
         };
         for (i, e) in events.iter().enumerate() {
             set("_", i);
@@ -243,13 +248,29 @@ impl<'a> Skeleton<'a> {
                 levels.push(l.to_string());
             }
         }
+        // Per level, which threads share an instance (decided once per pair
+        // of threads, not per pair of events); init writes are in every one.
+        let nthreads = paths.len();
+        let inits: Vec<usize> = (0..n).filter(|&e| events[e].thread.is_none()).collect();
         for level in levels {
             let mut r = Relation::new(n);
-            for a in 0..n {
-                for b in 0..n {
-                    if same_instance(test, &events[a], &events[b], &level) {
-                        r.add(a, b);
+            for ta in 0..nthreads {
+                let a_events = base[ta]..base[ta] + paths[ta].events.len();
+                for tb in 0..nthreads {
+                    if !same_thread_instance(test, ta, tb, &level) {
+                        continue;
                     }
+                    for a in a_events.clone() {
+                        for b in base[tb]..base[tb] + paths[tb].events.len() {
+                            r.add(a, b);
+                        }
+                    }
+                }
+            }
+            for &i in &inits {
+                for e in 0..n {
+                    r.add(i, e);
+                    r.add(e, i);
                 }
             }
             rels.insert(level, r);
@@ -300,10 +321,8 @@ pub fn scope_levels(test: &Test) -> Vec<String> {
     out
 }
 
-fn same_instance(test: &Test, a: &Event, b: &Event, level: &str) -> bool {
-    let (Some(ta), Some(tb)) = (a.thread, b.thread) else {
-        return true;
-    };
+/// Whether threads `ta` and `tb` are in the same instance of `level`.
+fn same_thread_instance(test: &Test, ta: usize, tb: usize, level: &str) -> bool {
     if ta == tb || level == "sys" {
         return true;
     }
