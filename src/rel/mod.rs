@@ -5,6 +5,7 @@
 //! words (one word per row when `n <= 64`, the common case).
 
 mod bitset;
+mod pool;
 mod relation;
 
 pub use bitset::{BitSet, Bits};

@@ -9,11 +9,27 @@ use std::fmt;
 use std::ops::ControlFlow;
 
 /// A binary relation over a universe of `n` events.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct Relation {
     n: usize,
     wpr: usize,
     bits: Vec<u64>,
+}
+
+impl Clone for Relation {
+    fn clone(&self) -> Self {
+        Relation {
+            n: self.n,
+            wpr: self.wpr,
+            bits: super::pool::copy_of(&self.bits),
+        }
+    }
+}
+
+impl Drop for Relation {
+    fn drop(&mut self) {
+        super::pool::recycle(std::mem::take(&mut self.bits));
+    }
 }
 
 impl Relation {
@@ -23,7 +39,7 @@ impl Relation {
         Relation {
             n,
             wpr,
-            bits: vec![0; n * wpr],
+            bits: super::pool::zeroed(n * wpr),
         }
     }
 
