@@ -55,6 +55,7 @@ pub fn compile(stmts: &[Stmt], variants: &[String]) -> Result<Program, Error> {
     for s in stmts {
         c.stmt(s)?;
     }
+    c.prog.number_memos();
     Ok(c.prog)
 }
 
@@ -133,8 +134,10 @@ impl Compiler {
                         for (k, n) in names.iter().enumerate() {
                             let Some(n) = n else { continue };
                             let proj = CExpr {
+                                memo: None,
                                 node: Node::Proj(
                                     Box::new(CExpr {
+                                        memo: None,
                                         node: Node::Slot(t),
                                         loc: b.loc,
                                     }),
@@ -201,9 +204,11 @@ impl Compiler {
                         all.push((n.clone(), bindings.len() + j));
                     }
                     let tuple = CExpr {
+                        memo: None,
                         node: Node::Tuple(
                             all.iter()
                                 .map(|(_, k)| CExpr {
+                                    memo: None,
                                     node: Node::Local(*k),
                                     loc: *loc,
                                 })
@@ -212,6 +217,7 @@ impl Compiler {
                         loc: *loc,
                     };
                     let body = CExpr {
+                        memo: None,
                         node: Node::LetRecVals(Rc::new(g), Box::new(tuple)),
                         loc: *loc,
                     };
@@ -222,8 +228,10 @@ impl Compiler {
                             continue;
                         }
                         let proj = CExpr {
+                            memo: None,
                             node: Node::Proj(
                                 Box::new(CExpr {
+                                    memo: None,
                                     node: Node::Slot(t),
                                     loc: *loc,
                                 }),
@@ -249,9 +257,11 @@ impl Compiler {
                     let lams = Rc::new(self.rec_lambdas(bindings, &[])?);
                     for (k, name) in names.iter().enumerate() {
                         let body = CExpr {
+                            memo: None,
                             node: Node::LetRec(
                                 lams.clone(),
                                 Box::new(CExpr {
+                                    memo: None,
                                     node: Node::Local(k),
                                     loc: *loc,
                                 }),
@@ -318,6 +328,7 @@ impl Compiler {
                     let set =
                         self.new_slot(&format!("{var} choices"), SlotDef::Expr(body), Ty::Unknown);
                     let e = CExpr {
+                        memo: None,
                         node: Node::Slot(set),
                         loc,
                     };
@@ -373,9 +384,11 @@ impl Compiler {
             Stmt::Enum { name, tags, loc } => {
                 // The enumeration's name denotes the set of its tags.
                 let body = CExpr {
+                    memo: None,
                     node: Node::ExplicitSet(
                         tags.iter()
                             .map(|t| CExpr {
+                                memo: None,
                                 node: Node::Tag(t.clone()),
                                 loc: *loc,
                             })
@@ -482,6 +495,7 @@ impl Compiler {
                 self.prog.stmts.push(CStmt::Forall(CForall {
                     slot,
                     set: CExpr {
+                        memo: None,
                         node: Node::Slot(set),
                         loc: eloc,
                     },
@@ -507,6 +521,7 @@ impl Compiler {
                 arity: 0,
                 tuple: false,
                 body: CExpr {
+                    memo: None,
                     node: Node::EmptyRel,
                     loc: b.loc,
                 },
@@ -563,6 +578,7 @@ impl Compiler {
                 let names: Vec<String> = ps.iter().map(|p| p.0.clone()).collect();
                 let l = self.lambda(&b.name, &names, names.len() != 1, &b.body, locals)?;
                 CExpr {
+                    memo: None,
                     node: Node::Lambda(l),
                     loc: b.loc,
                 }
@@ -793,8 +809,10 @@ impl Compiler {
                     let Some(names) = &b.tuple else { continue };
                     for (k, n) in names.iter().enumerate() {
                         projs.push(CExpr {
+                            memo: None,
                             node: Node::Proj(
                                 Box::new(CExpr {
+                                    memo: None,
                                     node: Node::Local(locals.len() + i),
                                     loc: b.loc,
                                 }),
@@ -810,6 +828,7 @@ impl Compiler {
                 Node::LetIn(
                     vals,
                     Box::new(CExpr {
+                        memo: None,
                         node: Node::LetIn(projs, Box::new(body)),
                         loc: e.loc,
                     }),
@@ -839,6 +858,7 @@ impl Compiler {
                     inner.extend(scope);
                     let body = self.expr(body, &inner)?;
                     return Ok(CExpr {
+                        memo: None,
                         node: Node::LetRecVals(Rc::new(g), Box::new(body)),
                         loc: e.loc,
                     });
@@ -899,7 +919,11 @@ impl Compiler {
                 };
             }
         };
-        Ok(CExpr { node, loc: e.loc })
+        Ok(CExpr {
+            node,
+            loc: e.loc,
+            memo: None,
+        })
     }
 
     fn app(
@@ -926,6 +950,7 @@ impl Compiler {
                 c.expr(&args[0], locals)
             } else {
                 Ok(CExpr {
+                    memo: None,
                     node: Node::Tuple(
                         args.iter()
                             .map(|a| c.expr(a, locals))
@@ -938,8 +963,10 @@ impl Compiler {
         if let Some(k) = locals.iter().rposition(|l| l == func) {
             let arg = single_arg(self)?;
             return Ok(CExpr {
+                memo: None,
                 node: Node::Apply(
                     Box::new(CExpr {
+                        memo: None,
                         node: Node::Local(k),
                         loc,
                     }),
@@ -956,8 +983,10 @@ impl Compiler {
                         // `f t` with `t` a tuple: checked when applied.
                         let arg = single_arg(self)?;
                         return Ok(CExpr {
+                            memo: None,
                             node: Node::Apply(
                                 Box::new(CExpr {
+                                    memo: None,
                                     node: Node::FuncRef(f),
                                     loc,
                                 }),
@@ -978,6 +1007,7 @@ impl Compiler {
                 let arg = single_arg(self)?;
                 Node::Apply(
                     Box::new(CExpr {
+                        memo: None,
                         node: Node::Slot(i),
                         loc,
                     }),
@@ -1009,7 +1039,11 @@ impl Compiler {
                 _ => Node::Fail(format!("unknown function '{func}'")),
             },
         };
-        Ok(CExpr { node, loc })
+        Ok(CExpr {
+            node,
+            loc,
+            memo: None,
+        })
     }
 
     /// Makes sure the environment names a built-in needs are looked up.

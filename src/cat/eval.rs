@@ -153,6 +153,11 @@ impl Ty {
 pub struct CExpr {
     pub node: Node,
     pub loc: Loc,
+    /// The number of an operator node of a definition or a check (see
+    /// [`Program::number_memos`]): when the node is a largest static part
+    /// of a definition that is not static itself, its value is kept per
+    /// skeleton like a static definition's ([`Program::memo_plan`]).
+    pub memo: Option<u32>,
 }
 
 /// Resolved expression forms.
@@ -340,7 +345,16 @@ pub struct Program {
     /// Per statement: for a `with`, the later checks that may cut a prefix
     /// of its linearisation (see `super::monotone::with_plans`).
     pub with_checks: Vec<Vec<usize>>,
+    /// How many nodes [`Program::number_memos`] numbered.
+    pub memo_count: usize,
 }
+
+/// Which numbered nodes keep their values per skeleton: per node number,
+/// its place among the kept values, or `NO_MEMO`.
+pub type MemoPlan = Vec<u32>;
+
+/// A numbered node whose value is not kept.
+pub const NO_MEMO: u32 = u32::MAX;
 
 /// Accepted choices of `with`s: their flags and the `co` they bound.
 pub type AcceptedChoices = Vec<(Vec<String>, Option<Value>)>;
@@ -356,6 +370,13 @@ pub struct State<'e> {
     /// [`State::seed`]); a value computed here goes to `env_vals`/`slots`.
     known_env: &'e [Option<Value>],
     known_slots: &'e [Option<Value>],
+    /// Per numbered node, its place among the kept static parts (see
+    /// [`Program::memo_plan`]); empty: none kept.
+    memo_plan: &'e [u32],
+    /// Kept static parts computed by this evaluation, and those known from
+    /// earlier evaluations of the same skeleton.
+    memo: Vec<OnceCell<Value>>,
+    known_memo: &'e [Option<Value>],
     /// Enumerate every accepted choice of the `with`s instead of stopping
     /// at the first (see [`Program::run_all`]).
     pub(crate) all_choices: bool,
@@ -463,6 +484,26 @@ impl<'e> State<'e> {
         self.known_slots = slot_values;
     }
 
+    /// Keeps the static parts `plan` names (of `kept` places), reading
+    /// those computed by earlier evaluations from `known`.
+    pub fn seed_memo(&mut self, plan: &'e [u32], kept: usize, known: &'e [Option<Value>]) {
+        self.memo_plan = plan;
+        self.memo = (0..kept).map(|_| OnceCell::new()).collect();
+        self.known_memo = known;
+    }
+
+    /// The kept static parts computed by this evaluation (not known
+    /// before), by place: for the caches.
+    pub fn harvest_memo(&mut self) -> Computed {
+        let known = self.known_memo;
+        self.memo
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| !known.get(*i).is_some_and(Option::is_some))
+            .filter_map(|(i, c)| c.take().map(|v| (i, v)))
+            .collect()
+    }
+
     /// The values of static names and slots computed by this evaluation
     /// (not known before), by index: for the caches.
     pub fn harvest(self, env_static: &[bool], slot_static: &[bool]) -> (Computed, Computed) {
@@ -516,6 +557,95 @@ impl Program {
                 return (env_static, slot_static);
             }
         }
+    }
+
+    /// Numbers the operator nodes (unary, binary, `domain`, `range`,
+    /// `fencerel`) of the definitions and top-level checks, outside any
+    /// other construct, so that [`Program::memo_plan`] can keep the values
+    /// of their static ones. Copies of the program (pruning plans, the
+    /// native-`co` model) keep the numbers: a number names the same
+    /// subexpression in each.
+    pub fn number_memos(&mut self) {
+        fn number(e: &mut CExpr, next: &mut u32) {
+            if !matches!(
+                e.node,
+                Node::Unary(..)
+                    | Node::Binary(..)
+                    | Node::Domain(_)
+                    | Node::Range(_)
+                    | Node::FenceRel(..)
+            ) {
+                return;
+            }
+            e.memo = Some(*next);
+            *next += 1;
+            match &mut e.node {
+                Node::Unary(_, a) | Node::Domain(a) | Node::Range(a) | Node::FenceRel(a, _) => {
+                    number(a, next)
+                }
+                Node::Binary(_, _, a, b) => {
+                    number(a, next);
+                    number(b, next);
+                }
+                _ => {}
+            }
+        }
+        let mut next = self.memo_count as u32;
+        for s in &mut self.slots {
+            if let SlotDef::Expr(e) = &mut s.def {
+                number(e, &mut next);
+            }
+        }
+        for s in &mut self.stmts {
+            if let CStmt::Check(c) = s {
+                number(&mut c.expr, &mut next);
+            }
+        }
+        self.memo_count = next as usize;
+    }
+
+    /// Which numbered nodes keep their values per skeleton, given the
+    /// static names and slots: the largest static ones inside definitions
+    /// and checks that are not static themselves (a static definition is
+    /// kept whole). Such a node has the same value for every candidate of
+    /// a skeleton ([`Program::static_parts`]), so reading the kept value
+    /// gives what evaluating it would. Returns the plan and the number of
+    /// kept nodes.
+    pub fn memo_plan(&self, es: &[bool], ss: &[bool]) -> (MemoPlan, usize) {
+        let mut plan = vec![NO_MEMO; self.memo_count];
+        let mut kept = 0u32;
+        let mut mark = |e: &CExpr, outer_static: bool| {
+            let mut stack = vec![(e, outer_static)];
+            while let Some((e, outer)) = stack.pop() {
+                let Some(k) = e.memo else { continue };
+                let s = outer || self.static_in(e, es, ss, &[]);
+                if s && !outer {
+                    plan[k as usize] = kept;
+                    kept += 1;
+                }
+                match &e.node {
+                    Node::Unary(_, a) | Node::Domain(a) | Node::Range(a) | Node::FenceRel(a, _) => {
+                        stack.push((a, s))
+                    }
+                    Node::Binary(_, _, a, b) => {
+                        stack.push((a, s));
+                        stack.push((b, s));
+                    }
+                    _ => {}
+                }
+            }
+        };
+        for (i, s) in self.slots.iter().enumerate() {
+            if let SlotDef::Expr(e) = &s.def {
+                mark(e, ss.get(i).copied().unwrap_or(false));
+            }
+        }
+        for s in &self.stmts {
+            if let CStmt::Check(c) = s {
+                mark(&c.expr, false);
+            }
+        }
+        (plan, kept as usize)
     }
 
     /// Which environment names `env` calls static, by index.
@@ -638,6 +768,9 @@ impl Program {
             slots: (0..self.slots.len()).map(|_| OnceCell::new()).collect(),
             known_env: &[],
             known_slots: &[],
+            memo_plan: &[],
+            memo: Vec::new(),
+            known_memo: &[],
             all_choices: false,
             accepted: Vec::new(),
             rejected: None,
@@ -753,6 +886,32 @@ impl Program {
     /// Evaluates `e`; `locals` are the current function arguments or
     /// recursive-group values.
     pub fn eval<'a>(
+        &'a self,
+        e: &'a CExpr,
+        st: &'a State<'_>,
+        locals: &'a [Value],
+    ) -> Res<Cow<'a, Value>> {
+        if let Some(k) = e.memo
+            && let Some(&place) = st.memo_plan.get(k as usize)
+            && place != NO_MEMO
+        {
+            let place = place as usize;
+            if let Some(Some(v)) = st.known_memo.get(place) {
+                return Ok(Cow::Borrowed(v));
+            }
+            let cell = &st.memo[place];
+            if let Some(v) = cell.get() {
+                return Ok(Cow::Borrowed(v));
+            }
+            let v = self.eval_node(e, st, locals)?.into_owned();
+            let _ = cell.set(v);
+            return Ok(Cow::Borrowed(cell.get().expect("just set")));
+        }
+        self.eval_node(e, st, locals)
+    }
+
+    /// Evaluates `e` itself (see [`Program::eval`]).
+    fn eval_node<'a>(
         &'a self,
         e: &'a CExpr,
         st: &'a State<'_>,

@@ -52,9 +52,12 @@ pub trait Environment {
 #[derive(Default)]
 pub struct StaticCache {
     /// Per slot: is it static (decided on first use).
-    statics: Option<(Vec<bool>, Vec<bool>)>,
+    statics: Option<Statics>,
     env_values: Vec<Option<eval::Value>>,
     slot_values: Vec<Option<eval::Value>>,
+    /// Values of the static parts of non-static definitions kept by the
+    /// memo plan of [`Statics`], by place.
+    memo_values: Vec<Option<eval::Value>>,
     /// Cut prefixes of `with` linearisations that a monotone check rejects
     /// (never changes an outcome; see [`monotone`]).
     pub prune: bool,
@@ -169,8 +172,14 @@ pub struct Model {
     search_plans: std::sync::OnceLock<(PrunePlan, PrunePlan)>,
     /// The static parts of the first environment evaluated (see
     /// [`Model::static_parts`]).
-    statics: std::sync::OnceLock<(Vec<bool>, Vec<bool>)>,
+    statics: std::sync::OnceLock<Statics>,
 }
+
+/// Which environment names and slots are static, and which static parts
+/// of the other definitions keep their values per skeleton (with how many
+/// there are): see [`eval::Program::static_parts`] and
+/// [`eval::Program::memo_plan`].
+type Statics = (Vec<bool>, Vec<bool>, std::sync::Arc<eval::MemoPlan>, usize);
 
 impl Model {
     /// Parses `source` (named `file` in diagnostics);
@@ -403,6 +412,7 @@ impl Model {
             eager: false,
         });
         q.slots[co].def = eval::SlotDef::Expr(eval::CExpr {
+            memo: None,
             node: eval::Node::Env(q.env_names.len() - 1),
             loc,
         });
@@ -609,18 +619,22 @@ impl Model {
             .statics
             .take()
             .unwrap_or_else(|| self.static_parts(env));
-        let (env_static, slot_static) = &statics;
+        let (env_static, slot_static, memo_plan, kept) = &statics;
         let mut env_values = std::mem::take(&mut cache.env_values);
         let mut slot_values = std::mem::take(&mut cache.slot_values);
+        let mut memo_values = std::mem::take(&mut cache.memo_values);
         env_values.resize(env_static.len(), None);
         slot_values.resize(slot_static.len(), None);
-        let (r, new_env, new_slots) = {
+        memo_values.resize(*kept, None);
+        let (r, new_env, new_slots, new_memo) = {
             let mut st = program.state(env);
             st.seed(&env_values, &slot_values);
+            st.seed_memo(memo_plan, *kept, &memo_values);
             st.keep = slot_static;
             let r = f(program, &mut st);
+            let m = st.harvest_memo();
             let (e, s) = st.harvest(env_static, slot_static);
-            (r, e, s)
+            (r, e, s, m)
         };
         for (i, v) in new_env {
             env_values[i] = Some(v);
@@ -628,8 +642,12 @@ impl Model {
         for (i, v) in new_slots {
             slot_values[i] = Some(v);
         }
+        for (i, v) in new_memo {
+            memo_values[i] = Some(v);
+        }
         cache.env_values = env_values;
         cache.slot_values = slot_values;
+        cache.memo_values = memo_values;
         cache.statics = Some(statics);
         r
     }
@@ -638,13 +656,15 @@ impl Model {
     /// only on which names the environment calls static (the slots follow
     /// from the model's definitions), so they are computed once per model
     /// and reused for every environment that calls the same names static.
-    fn static_parts(&self, env: &dyn Environment) -> (Vec<bool>, Vec<bool>) {
+    fn static_parts(&self, env: &dyn Environment) -> Statics {
         if let Some(known) = self.statics.get()
             && known.0 == self.program.env_static(env)
         {
             return known.clone();
         }
-        let parts = self.program.static_parts(env);
+        let (es, ss) = self.program.static_parts(env);
+        let (plan, kept) = self.program.memo_plan(&es, &ss);
+        let parts = (es, ss, std::sync::Arc::new(plan), kept);
         let _ = self.statics.set(parts.clone());
         parts
     }

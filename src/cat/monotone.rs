@@ -471,6 +471,7 @@ impl Lowering {
         }
         let node = |n: Node| {
             Some(CExpr {
+                memo: None,
                 node: n,
                 loc: e.loc,
             })
@@ -485,6 +486,7 @@ impl Lowering {
                 (UnOp::Star | UnOp::Opt, None) => node(Node::Unary(
                     *op,
                     Box::new(CExpr {
+                        memo: None,
                         node: Node::EmptyRel,
                         loc: e.loc,
                     }),

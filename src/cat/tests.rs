@@ -146,6 +146,7 @@ fn value(src: &str, env: &Mock, name: &str) -> Value {
         .rposition(|s| s.name == name)
         .expect("no such binding");
     let e = CExpr {
+        memo: None,
         node: Node::Slot(i),
         loc: Loc::default(),
     };
