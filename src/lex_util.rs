@@ -84,7 +84,10 @@ impl<'a> Scanner<'a> {
 
     /// Consumes one character.
     pub fn bump(&mut self) -> Option<char> {
-        let c = self.peek()?;
+        let c = match self.src.as_bytes().get(self.off) {
+            Some(&b) if b.is_ascii() => b as char,
+            _ => self.peek()?,
+        };
         self.off += c.len_utf8();
         if c == '\n' {
             self.line += 1;
@@ -97,8 +100,29 @@ impl<'a> Scanner<'a> {
 
     /// Consumes characters while `f` holds.
     pub fn bump_while(&mut self, f: impl Fn(char) -> bool) {
-        while self.peek().is_some_and(&f) {
-            self.bump();
+        let bytes = self.src.as_bytes();
+        loop {
+            match bytes.get(self.off) {
+                // ASCII: one byte, one column (or a new line).
+                Some(&b) if b.is_ascii() => {
+                    if !f(b as char) {
+                        return;
+                    }
+                    self.off += 1;
+                    if b == b'\n' {
+                        self.line += 1;
+                        self.col = 1;
+                    } else {
+                        self.col += 1;
+                    }
+                }
+                _ => {
+                    if !self.peek().is_some_and(&f) {
+                        return;
+                    }
+                    self.bump();
+                }
+            }
         }
     }
 

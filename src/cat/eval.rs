@@ -506,25 +506,27 @@ impl<'e> State<'e> {
 
     /// The values of static names and slots computed by this evaluation
     /// (not known before), by index: for the caches.
-    pub fn harvest(self, env_static: &[bool], slot_static: &[bool]) -> (Computed, Computed) {
-        let known = |k: &[Option<Value>], i: usize| k.get(i).is_some_and(Option::is_some);
-        let env = self
-            .env_vals
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| env_static[*i] && !known(self.known_env, *i))
-            .filter_map(|(i, c)| c.into_inner().map(|v| (i, v)))
-            .collect();
-        // A program with appended definitions has more slots than the
-        // cache: only the model's own are kept.
-        let slots = self
-            .slots
-            .into_iter()
-            .enumerate()
-            .take(slot_static.len())
-            .filter(|(i, _)| slot_static[*i] && !known(self.known_slots, *i))
-            .filter_map(|(i, c)| c.into_inner().map(|v| (i, v)))
-            .collect();
+    pub fn harvest(mut self, env_static: &[bool], slot_static: &[bool]) -> (Computed, Computed) {
+        fn take(
+            cells: &mut [OnceCell<Value>],
+            is_static: &[bool],
+            known: &[Option<Value>],
+        ) -> Computed {
+            // A program with appended definitions has more slots than the
+            // cache: only the model's own are kept.
+            let mut out = Vec::new();
+            for (i, cell) in cells.iter_mut().enumerate().take(is_static.len()) {
+                if is_static[i]
+                    && !known.get(i).is_some_and(Option::is_some)
+                    && let Some(v) = cell.take()
+                {
+                    out.push((i, v));
+                }
+            }
+            out
+        }
+        let env = take(&mut self.env_vals, env_static, self.known_env);
+        let slots = take(&mut self.slots, slot_static, self.known_slots);
         (env, slots)
     }
 }
