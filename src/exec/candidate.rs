@@ -62,7 +62,8 @@ impl<'a> Skeleton<'a> {
     pub fn new(test: &'a Test, paths: Vec<&'a Path>) -> Self {
         let nloc = test.locations.len();
         let phys: Vec<LocId> = (0..nloc).map(|l| test.physical(l)).collect();
-        let mut events = Vec::new();
+        let mut events =
+            Vec::with_capacity(nloc + paths.iter().map(|p| p.events.len()).sum::<usize>());
         // One init write per physical location; `init[l]` is the one of
         // `l`'s physical location.
         let mut init = vec![usize::MAX; nloc];
@@ -121,15 +122,16 @@ impl<'a> Skeleton<'a> {
         }
 
         // Sets.
-        let mut sets: HashMap<String, BitSet> = HashMap::new();
-        let mut set = |name: &str, e: usize| match sets.get_mut(name) {
-            Some(s) => {
+        // Gathered in a short list (a few names per test), then hashed once.
+        let mut found: Vec<(&str, BitSet)> = Vec::with_capacity(32);
+        let mut set = |name: &'a str, e: usize| match found.iter_mut().find(|(k, _)| *k == name) {
+            Some((_, s)) => {
                 s.insert(e);
             }
             None => {
                 let mut s = BitSet::new(n);
                 s.insert(e);
-                sets.insert(name.to_string(), s);
+                found.push((name, s));
             }
         };
         for (i, e) in events.iter().enumerate() {
@@ -174,12 +176,17 @@ impl<'a> Skeleton<'a> {
             }
         }
         for name in ["R", "W", "M", "F", "BAR", "IW", "RMW", "GENERIC"] {
-            sets.entry(name.to_string())
-                .or_insert_with(|| BitSet::new(n));
+            if !found.iter().any(|(k, _)| *k == name) {
+                found.push((name, BitSet::new(n)));
+            }
+        }
+        let mut sets: HashMap<String, BitSet> = HashMap::with_capacity(found.len());
+        for (k, v) in found {
+            sets.insert(k.to_string(), v);
         }
 
         // Static relations.
-        let mut rels: HashMap<String, Relation> = HashMap::new();
+        let mut rels: HashMap<String, Relation> = HashMap::with_capacity(32);
         let mut po = Relation::new(n);
         let mut int = Relation::new(n);
         let mut loc = Relation::new(n);
@@ -192,19 +199,32 @@ impl<'a> Skeleton<'a> {
         let mut addr = Relation::new(n);
         let mut data = Relation::new(n);
         let mut ctrl = Relation::new(n);
-        for a in 0..n {
-            for b in 0..n {
-                let (ea, eb) = (&events[a], &events[b]);
-                if ea.thread.is_some() && ea.thread == eb.thread {
+        // Pairs of events of one thread, then pairs of events of one
+        // location (the only pairs these relations can hold).
+        for (t, p) in paths.iter().enumerate() {
+            let range = base[t]..base[t] + p.events.len();
+            for a in range.clone() {
+                for b in range.clone() {
                     int.add(a, b);
-                    if ea.local < eb.local {
+                    if events[a].local < events[b].local {
                         po.add(a, b);
                     }
                 }
-                if ea.loc.is_some() && ea.loc == eb.loc {
+            }
+        }
+        let mut by_loc: Vec<Vec<usize>> = vec![Vec::new(); nloc];
+        for (i, e) in events.iter().enumerate() {
+            if let Some(l) = e.loc {
+                by_loc[l].push(i);
+            }
+        }
+        for group in &by_loc {
+            for &a in group {
+                for &b in group {
                     loc.add(a, b);
                     // Same virtual address; an init write stands for every
                     // address of its physical location.
+                    let (ea, eb) = (&events[a], &events[b]);
                     if vaddr[a] == vaddr[b] || ea.thread.is_none() || eb.thread.is_none() {
                         vloc.add(a, b);
                     }
