@@ -434,6 +434,10 @@ const WITH_PROJECT_AFTER: f64 = 0.25;
 /// Values computed by one evaluation, by index (see [`State::harvest`]).
 pub type Computed = Vec<(usize, Value)>;
 
+/// Empty cell vectors of an evaluation state (environment names, slots),
+/// kept to build the next state without allocating.
+pub type Cells = (Vec<OnceCell<Value>>, Vec<OnceCell<Value>>);
+
 enum Verdict {
     Allowed,
     /// Forbidden; the failure when one was asked for.
@@ -506,7 +510,7 @@ impl<'e> State<'e> {
 
     /// The values of static names and slots computed by this evaluation
     /// (not known before), by index: for the caches.
-    pub fn harvest(mut self, env_static: &[bool], slot_static: &[bool]) -> (Computed, Computed) {
+    pub fn harvest(&mut self, env_static: &[bool], slot_static: &[bool]) -> (Computed, Computed) {
         fn take(
             cells: &mut [OnceCell<Value>],
             is_static: &[bool],
@@ -527,6 +531,15 @@ impl<'e> State<'e> {
         }
         let env = take(&mut self.env_vals, env_static, self.known_env);
         let slots = take(&mut self.slots, slot_static, self.known_slots);
+        (env, slots)
+    }
+
+    /// The cell vectors of this state, emptied, for [`Program::state_in`].
+    pub fn into_cells(mut self) -> Cells {
+        let mut env = std::mem::take(&mut self.env_vals);
+        let mut slots = std::mem::take(&mut self.slots);
+        env.iter_mut().for_each(|c| drop(c.take()));
+        slots.iter_mut().for_each(|c| drop(c.take()));
         (env, slots)
     }
 }
@@ -763,11 +776,22 @@ impl Program {
 
     /// Fresh per-evaluation state.
     pub fn state<'e>(&self, env: &'e dyn Environment) -> State<'e> {
+        self.state_in(env, Cells::default())
+    }
+
+    /// Fresh per-evaluation state whose cells reuse `cells` (emptied by
+    /// [`State::into_cells`]).
+    pub fn state_in<'e>(&self, env: &'e dyn Environment, cells: Cells) -> State<'e> {
+        let (mut env_vals, mut slots) = cells;
+        env_vals.truncate(self.env_names.len());
+        env_vals.resize_with(self.env_names.len(), OnceCell::new);
+        slots.truncate(self.slots.len());
+        slots.resize_with(self.slots.len(), OnceCell::new);
         State {
             env,
             n: env.num_events(),
-            env_vals: (0..self.env_names.len()).map(|_| OnceCell::new()).collect(),
-            slots: (0..self.slots.len()).map(|_| OnceCell::new()).collect(),
+            env_vals,
+            slots,
             known_env: &[],
             known_slots: &[],
             memo_plan: &[],

@@ -58,6 +58,8 @@ pub struct StaticCache {
     /// Values of the static parts of non-static definitions kept by the
     /// memo plan of [`Statics`], by place.
     memo_values: Vec<Option<eval::Value>>,
+    /// The emptied cells of the last evaluation, for the next one.
+    cells: eval::Cells,
     /// Cut prefixes of `with` linearisations that a monotone check rejects
     /// (never changes an outcome; see [`monotone`]).
     pub prune: bool,
@@ -627,13 +629,14 @@ impl Model {
         slot_values.resize(slot_static.len(), None);
         memo_values.resize(*kept, None);
         let (r, new_env, new_slots, new_memo) = {
-            let mut st = program.state(env);
+            let mut st = program.state_in(env, std::mem::take(&mut cache.cells));
             st.seed(&env_values, &slot_values);
             st.seed_memo(memo_plan, *kept, &memo_values);
             st.keep = slot_static;
             let r = f(program, &mut st);
             let m = st.harvest_memo();
             let (e, s) = st.harvest(env_static, slot_static);
+            cache.cells = st.into_cells();
             (r, e, s, m)
         };
         for (i, v) in new_env {
