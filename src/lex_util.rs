@@ -126,6 +126,17 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// [`Scanner::eat_one_of`] over the list `table` was built from.
+    pub fn eat_punct(&mut self, table: &PunctTable) -> Option<&'static str> {
+        let rest = &self.src.as_bytes()[self.off..];
+        let bucket = &table.buckets[rest.first().map_or(256, |&b| b as usize)];
+        let p = *bucket.iter().find(|p| rest.starts_with(p.as_bytes()))?;
+        for _ in 0..p.len() {
+            self.bump();
+        }
+        Some(p)
+    }
+
     /// Consumes the first of `puncts` that the text starts with (so list
     /// longer ones first), if any.
     pub fn eat_one_of(&mut self, puncts: &'static [&'static str]) -> Option<&'static str> {
@@ -140,6 +151,28 @@ impl<'a> Scanner<'a> {
             self.bump();
         }
         Some(p)
+    }
+}
+
+/// A list of punctuation strings by first byte, for
+/// [`Scanner::eat_punct`]: each bucket keeps the list's order, and only
+/// strings with that first byte (or the empty string) can start the text,
+/// so the first match in a bucket is the first match in the list.
+pub struct PunctTable {
+    /// Per first byte, then one for the end of the text.
+    buckets: Vec<Vec<&'static str>>,
+}
+
+impl PunctTable {
+    pub fn new(puncts: &[&'static str]) -> Self {
+        let mut buckets = vec![Vec::new(); 257];
+        for &p in puncts {
+            match p.as_bytes().first() {
+                Some(&b) => buckets[b as usize].push(p),
+                None => buckets.iter_mut().for_each(|b| b.push(p)),
+            }
+        }
+        PunctTable { buckets }
     }
 }
 

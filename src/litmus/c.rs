@@ -92,6 +92,9 @@ const C_PUNCTS: &[&str] = &[
     "*", "/", "%", "?", ".", "@",
 ];
 
+static C_PUNCT_TABLE: std::sync::LazyLock<lex_util::PunctTable> =
+    std::sync::LazyLock::new(|| lex_util::PunctTable::new(C_PUNCTS));
+
 /// An on-demand tokenizer for C code: `//` and `/* */` comments, and
 /// OCaml-style `(* *)` comments outside thread bodies. Characters, strings
 /// and `(* *)` comments are read as by the litmus [`Lexer`] it wraps.
@@ -173,7 +176,7 @@ impl CLex<'_> {
             }
         } else if c == '"' {
             Tok::Str(lx.read_string()?)
-        } else if let Some(p) = lx.eat_one_of(C_PUNCTS) {
+        } else if let Some(p) = lx.eat_punct(&C_PUNCT_TABLE) {
             Tok::Punct(p)
         } else {
             return Err(lx

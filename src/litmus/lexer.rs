@@ -90,6 +90,9 @@ const PUNCTS: &[&str] = &[
     ";", ",", "|", ":", "=", "~", "&", "$", "@", "*", "+", "-", "<", ">", "!", "?", ".",
 ];
 
+static PUNCT_TABLE: std::sync::LazyLock<lex_util::PunctTable> =
+    std::sync::LazyLock::new(|| lex_util::PunctTable::new(PUNCTS));
+
 /// True for characters that may start an identifier.
 pub fn is_ident_start(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_' || c == '%'
@@ -175,6 +178,11 @@ impl<'a> Lexer<'a> {
     /// with, if any.
     pub fn eat_one_of(&mut self, puncts: &'static [&'static str]) -> Option<&'static str> {
         self.sc.eat_one_of(puncts)
+    }
+
+    /// [`Lexer::eat_one_of`] over the list `table` was built from.
+    pub fn eat_punct(&mut self, table: &lex_util::PunctTable) -> Option<&'static str> {
+        self.sc.eat_punct(table)
     }
 
     /// Skips spaces and tabs (not newlines).
@@ -298,7 +306,7 @@ impl<'a> Lexer<'a> {
             self.read_number(pos)?
         } else if c == '"' {
             Tok::Str(self.read_string()?)
-        } else if let Some(p) = self.eat_one_of(PUNCTS) {
+        } else if let Some(p) = self.eat_punct(&PUNCT_TABLE) {
             Tok::Punct(p)
         } else {
             return Err(self
