@@ -161,8 +161,10 @@ fn explore(
         open: vec![Vec::new(); counters],
         done: Vec::new(),
     };
-    let mut seen: HashSet<State> = HashSet::new();
-    let mut finals: HashSet<Vec<Vec<usize>>> = HashSet::new();
+    // Only membership and counts are read from these sets (the final
+    // matchings are sorted), so a fast hasher gives the same results.
+    let mut seen: HashSet<State, FastHash> = HashSet::default();
+    let mut finals: HashSet<Vec<Vec<usize>>, FastHash> = HashSet::default();
     let mut deadlock = false;
     // Each state carries its share of the tree of arrival orders (a state
     // met again counts its share as covered): the time projection under a
@@ -170,23 +172,25 @@ fn explore(
     let mut stack = vec![(start, 1f64)];
     let (mut covered, began) = (0f64, std::time::Instant::now());
     while let Some((st, share)) = stack.pop() {
-        if !seen.insert(st.clone()) {
+        if seen.contains(&st) {
             covered += share;
             continue;
         }
-        if seen.len().is_multiple_of(DEADLINE_EVERY) {
+        // `st` joins `seen` once its successors are pushed; the checks
+        // below count it already.
+        let size = seen.len() + 1;
+        if size.is_multiple_of(DEADLINE_EVERY) {
             if deadline.is_some_and(|d| std::time::Instant::now() > d) {
                 return Err(CheckError::Limit(format!(
                     "the orders of barrier arrivals were still being explored at the deadline \
-                     ({} states)",
-                    seen.len()
+                     ({size} states)"
                 )));
             }
-            if let Some(msg) = projected_over(project, began, covered, seen.len()) {
+            if let Some(msg) = projected_over(project, began, covered, size) {
                 return Err(CheckError::Limit(msg));
             }
         }
-        if seen.len() > MAX_STATES {
+        if size > MAX_STATES {
             return Err(CheckError::Limit(format!(
                 "more than {MAX_STATES} orders of barrier arrivals in one execution"
             )));
@@ -206,6 +210,7 @@ fn explore(
                 finals.insert(st.done.clone());
             }
         }
+        seen.insert(st);
     }
     let mut finals: Vec<Vec<Vec<usize>>> = finals.into_iter().collect();
     finals.sort();
@@ -230,6 +235,35 @@ fn explore(
         deadlock,
     })
 }
+
+/// FxHash (rustc's): a multiply-rotate hash, much cheaper than SipHash on
+/// the small vectors of a barrier state.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(u64::from(i));
+    }
+}
+
+type FastHash = std::hash::BuildHasherDefault<FxHasher>;
 
 /// Thread `t` performs its next arrival.
 fn step(st: &State, threads: &[Vec<Arrival>], t: usize) -> State {
