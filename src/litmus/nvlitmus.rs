@@ -381,9 +381,20 @@ fn parse_instance_inner(file: &str, name: &str, src: &str) -> Result<Vec<Test>, 
         })
         .collect();
     let several = commands.len() > 1;
+    let last = commands.len() - 1;
+    // The last command's test takes the locations and threads, the others
+    // copies of them.
+    let mut shared = Some((locations, ir_threads));
     Ok(commands
         .into_iter()
-        .map(|(cmd, prop, cname)| {
+        .enumerate()
+        .map(|(k, (cmd, prop, cname))| {
+            let (locations, threads) = if k == last {
+                shared.take().expect("taken by the last command only")
+            } else {
+                let (l, t) = shared.as_ref().expect("kept until the last command");
+                (l.clone(), t.clone())
+            };
             let condition = match (cmd, &filter) {
                 (Command::Permit, Prop::True) => Condition {
                     quantifier: Quantifier::Exists,
@@ -410,8 +421,8 @@ fn parse_instance_inner(file: &str, name: &str, src: &str) -> Result<Vec<Test>, 
                     name.to_string()
                 },
                 file: None,
-                locations: locations.clone(),
-                threads: ir_threads.clone(),
+                locations,
+                threads,
                 condition,
                 observed: Vec::new(),
             }
