@@ -24,7 +24,7 @@
 //! that execution never finishes and yields no final state).
 
 use super::CheckError;
-use super::candidate::{Eval, Skeleton, Values};
+use super::candidate::{Eval, FastHash, Skeleton, Values};
 use super::thread::EventKind;
 use crate::diag::Diagnostic;
 use crate::ir::{BarrierKind, Value};
@@ -236,35 +236,6 @@ fn explore(
     })
 }
 
-/// FxHash (rustc's): a multiply-rotate hash, much cheaper than SipHash on
-/// the small vectors of a barrier state.
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl std::hash::Hasher for FxHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(u64::from(i));
-    }
-}
-
-type FastHash = std::hash::BuildHasherDefault<FxHasher>;
-
 /// Thread `t` performs its next arrival.
 fn step(st: &State, threads: &[Vec<Arrival>], t: usize) -> State {
     let mut next = st.clone();
@@ -327,7 +298,7 @@ fn prepare(
                         .iter()
                         .filter(|l| {
                             skel.sets
-                                .get(&l.to_ascii_uppercase())
+                                .get(l.to_ascii_uppercase().as_str())
                                 .is_some_and(|s| s.contains(g))
                         })
                         .collect();

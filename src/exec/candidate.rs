@@ -43,9 +43,41 @@ pub struct Skeleton<'a> {
     pub reads: Vec<usize>,
     /// Writes per location (init excluded), in event order.
     pub writes_by_loc: Vec<Vec<usize>>,
-    pub sets: HashMap<String, BitSet>,
-    pub rels: HashMap<String, Relation>,
+    /// Keyed by names borrowed from the test or static (no allocation per
+    /// skeleton); FxHash, as nothing depends on their iteration order.
+    pub sets: HashMap<&'a str, BitSet, FastHash>,
+    pub rels: HashMap<&'a str, Relation, FastHash>,
 }
+
+/// FxHash (rustc's): a multiply-rotate hash, much cheaper than SipHash on
+/// short keys; for maps whose iteration order nothing depends on.
+#[derive(Default)]
+pub struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(u64::from(i));
+    }
+}
+
+/// The hasher of [`FxHasher`] maps.
+pub type FastHash = std::hash::BuildHasherDefault<FxHasher>;
 
 impl<'a> Skeleton<'a> {
     /// Number of events.
@@ -180,13 +212,15 @@ impl<'a> Skeleton<'a> {
                 found.push((name, BitSet::new(n)));
             }
         }
-        let mut sets: HashMap<String, BitSet> = HashMap::with_capacity(found.len());
+        let mut sets: HashMap<&'a str, BitSet, FastHash> =
+            HashMap::with_capacity_and_hasher(found.len(), FastHash::default());
         for (k, v) in found {
-            sets.insert(k.to_string(), v);
+            sets.insert(k, v);
         }
 
         // Static relations.
-        let mut rels: HashMap<String, Relation> = HashMap::with_capacity(32);
+        let mut rels: HashMap<&'a str, Relation, FastHash> =
+            HashMap::with_capacity_and_hasher(32, FastHash::default());
         let mut po = Relation::new(n);
         let mut int = Relation::new(n);
         let mut loc = Relation::new(n);
@@ -251,21 +285,29 @@ impl<'a> Skeleton<'a> {
         let mut ext = int.complement();
         let idr = Relation::identity(n);
         ext = ext.difference(&idr);
-        rels.insert("po-loc".into(), po.intersection(&loc));
-        rels.insert("po".into(), po);
-        rels.insert("int".into(), int);
-        rels.insert("ext".into(), ext);
-        rels.insert("loc".into(), loc);
-        rels.insert("vloc".into(), vloc);
-        rels.insert("rmw".into(), rmw);
-        rels.insert("addr".into(), addr);
-        rels.insert("data".into(), data);
-        rels.insert("ctrl".into(), ctrl);
-        rels.insert("id".into(), idr);
-        let mut levels = scope_levels(test);
-        for l in ALWAYS_LEVELS {
-            if !levels.iter().any(|x| x == l) {
-                levels.push(l.to_string());
+        rels.insert("po-loc", po.intersection(&loc));
+        rels.insert("po", po);
+        rels.insert("int", int);
+        rels.insert("ext", ext);
+        rels.insert("loc", loc);
+        rels.insert("vloc", vloc);
+        rels.insert("rmw", rmw);
+        rels.insert("addr", addr);
+        rels.insert("data", data);
+        rels.insert("ctrl", ctrl);
+        rels.insert("id", idr);
+        // The levels of `scope_levels`, then the always-present ones.
+        let mut levels: Vec<&'a str> = vec!["sys"];
+        for t in &test.threads {
+            for ScopeLevel { level, .. } in &t.placement {
+                if !levels.contains(&level.as_str()) {
+                    levels.push(level);
+                }
+            }
+        }
+        for &l in ALWAYS_LEVELS {
+            if !levels.contains(&l) {
+                levels.push(l);
             }
         }
         // Per level, which threads share an instance (decided once per pair
@@ -277,7 +319,7 @@ impl<'a> Skeleton<'a> {
             for ta in 0..nthreads {
                 let a_events = base[ta]..base[ta] + paths[ta].events.len();
                 for tb in 0..nthreads {
-                    if !same_thread_instance(test, ta, tb, &level) {
+                    if !same_thread_instance(test, ta, tb, level) {
                         continue;
                     }
                     for a in a_events.clone() {
