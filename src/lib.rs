@@ -23,6 +23,7 @@ pub mod conformance;
 pub mod diag;
 pub mod driver;
 pub mod exec;
+pub mod fast_hash;
 pub mod fuzz;
 pub mod ir;
 pub mod lex_util;

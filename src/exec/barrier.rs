@@ -24,9 +24,10 @@
 //! that execution never finishes and yields no final state).
 
 use super::CheckError;
-use super::candidate::{Eval, FastHash, Skeleton, Values};
+use super::candidate::{Eval, Skeleton, Values};
 use super::thread::EventKind;
 use crate::diag::Diagnostic;
+use crate::fast_hash::FastHash;
 use crate::ir::{BarrierKind, Value};
 use crate::rel::Relation;
 use std::collections::{BTreeMap, HashMap, HashSet};

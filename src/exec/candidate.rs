@@ -8,6 +8,7 @@
 //! choices are cut before they are completed.
 
 use super::thread::{EventKind, Path, PathEvent, Sym};
+use crate::fast_hash::FastHash;
 use crate::ir::{LocId, Proxy, ScopeLevel, Test, Value};
 use crate::rel::{BitSet, Relation};
 use std::collections::HashMap;
@@ -48,36 +49,6 @@ pub struct Skeleton<'a> {
     pub sets: HashMap<&'a str, BitSet, FastHash>,
     pub rels: HashMap<&'a str, Relation, FastHash>,
 }
-
-/// FxHash (rustc's): a multiply-rotate hash, much cheaper than SipHash on
-/// short keys; for maps whose iteration order nothing depends on.
-#[derive(Default)]
-pub struct FxHasher(u64);
-
-impl std::hash::Hasher for FxHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(u64::from(i));
-    }
-}
-
-/// The hasher of [`FxHasher`] maps.
-pub type FastHash = std::hash::BuildHasherDefault<FxHasher>;
 
 impl<'a> Skeleton<'a> {
     /// Number of events.
