@@ -5,13 +5,16 @@
 x86: 3-4 threads, 5-7 instructions over 2-3 locations: plain loads and
 stores, MFENCE between two instructions, locked exchanges (XCHG); every
 written value is distinct per location.
+x86wide: 5-6 threads, 6-8 instructions over 2-3 locations, each thread
+using one or two of them, so that several threads never touch a location
+(LOST-POP's silent groups, docs/operational.md rule 7); same instructions.
 ptx: 2-4 threads in two CTAs of one GPU, 4-6 instructions over 2-3
 locations: ld/st weak, relaxed, acquire/release, fence.sc/acq_rel,
 atom.add, scopes cta/gpu/sys.
 The condition is a conjunction over every register and location, so
 `litmix compare` compares whole final states.
 
-usage: scripts/random-tests.py x86|ptx N SEED OUTDIR
+usage: scripts/random-tests.py x86|x86wide|ptx N SEED OUTDIR
 then:  litmix compare --model lostpop --model x86tso (or ptx6) \\
            --max-states 100000 --timeout 5 OUTDIR
 """
@@ -28,16 +31,21 @@ def sizes_of(rnd, nt, total):
     return sizes
 
 
-def x86_threads(rnd):
+def x86_threads(rnd, wide=False):
     regs_names = ["EAX", "EBX", "ECX"]
-    nt, nl = rnd.choice([3, 4, 4]), rnd.choice([2, 3])
-    sizes = sizes_of(rnd, nt, lambda: rnd.choice([5, 6, 7]))
+    if wide:
+        nt, nl = rnd.choice([5, 6]), rnd.choice([2, 3])
+        sizes = sizes_of(rnd, nt, lambda: rnd.choice([6, 7, 8]))
+    else:
+        nt, nl = rnd.choice([3, 4, 4]), rnd.choice([2, 3])
+        sizes = sizes_of(rnd, nt, lambda: rnd.choice([5, 6, 7]))
     threads, val, regs = [], {l: 0 for l in LOCS}, []
     for t in range(nt):
         ins, r = [], 0
+        mine = rnd.sample(LOCS[:nl], rnd.choice([1, 2])) if wide else LOCS[:nl]
         for i in range(sizes[t]):
             kind = rnd.choices(["ld", "st", "mf", "xchg"], [5, 5, 1, 1])[0]
-            l = rnd.choice(LOCS[:nl])
+            l = rnd.choice(mine)
             if kind == "ld" and r < 3:
                 ins.append(f"MOV {regs_names[r]},[{l}]")
                 regs.append(f"P{t}:{regs_names[r]}=0")
@@ -89,8 +97,8 @@ def ptx_threads(rnd):
 
 
 def test(arch, k, rnd):
-    if arch == "x86":
-        threads, headers, terms, nl = x86_threads(rnd)
+    if arch in ("x86", "x86wide"):
+        threads, headers, terms, nl = x86_threads(rnd, arch == "x86wide")
         width, init = 14, "{ " + " ".join(f"{l}=0;" for l in LOCS[:nl]) + " }"
         cond = "exists ("
     else:
@@ -102,7 +110,7 @@ def test(arch, k, rnd):
         for i in range(max(map(len, threads)))
     ]
     return (
-        f"{arch.upper()} R{k}\n{init}\n "
+        f"{arch[:3].upper()} R{k}\n{init}\n "
         + " | ".join(h.ljust(width) for h in headers) + " ;\n"
         + "\n".join(rows) + "\n"
         + cond + " /\\ ".join(terms) + ")\n"
@@ -110,7 +118,7 @@ def test(arch, k, rnd):
 
 
 def main():
-    if len(sys.argv) != 5 or sys.argv[1] not in ("x86", "ptx"):
+    if len(sys.argv) != 5 or sys.argv[1] not in ("x86", "x86wide", "ptx"):
         sys.exit(__doc__)
     arch, n, seed, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     os.makedirs(out, exist_ok=True)
