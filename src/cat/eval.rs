@@ -966,13 +966,6 @@ impl Program {
                 let y = self.eval(b, st, locals)?;
                 Owned(binary(*op, *op_loc, x, y)?)
             }
-            Node::Call(f, args) => {
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(self.eval(a, st, locals)?.into_owned());
-                }
-                Owned(self.eval(&self.funcs[*f].body, st, &vals)?.into_owned())
-            }
             Node::Domain(a) => {
                 let v = self.eval(a, st, locals)?;
                 if *v == Value::Empty {
@@ -1003,6 +996,30 @@ impl Program {
                     "fencerel needs 'po' to be a relation",
                 )?;
                 Owned(Value::Rel(po.restrict_range(s).compose(po)))
+            }
+            _ => self.eval_rare(e, st, locals)?,
+        })
+    }
+
+    /// The rarer forms of [`Program::eval_node`] (calls and the
+    /// functional tier), kept out of it so that the common relational
+    /// operators run in a small stack frame.
+    #[inline(never)]
+    fn eval_rare<'a>(
+        &'a self,
+        e: &'a CExpr,
+        st: &'a State<'_>,
+        locals: &'a [Value],
+    ) -> Res<Cow<'a, Value>> {
+        use Cow::Owned;
+        let n = st.n;
+        Ok(match &e.node {
+            Node::Call(f, args) => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(self.eval(a, st, locals)?.into_owned());
+                }
+                Owned(self.eval(&self.funcs[*f].body, st, &vals)?.into_owned())
             }
             Node::Apply(f, a) => {
                 let fv = self.eval(f, st, locals)?.into_owned();
@@ -1129,6 +1146,16 @@ impl Program {
                     }
                 }
             }
+            Node::EmptyRel
+            | Node::Universe
+            | Node::Env(_)
+            | Node::Slot(_)
+            | Node::Local(_)
+            | Node::Unary(..)
+            | Node::Binary(..)
+            | Node::Domain(_)
+            | Node::Range(_)
+            | Node::FenceRel(..) => self.eval_node(e, st, locals)?,
         })
     }
 
