@@ -16,33 +16,31 @@ thread_local! {
     static FREE: RefCell<Vec<Vec<u64>>> = const { RefCell::new(Vec::new()) };
 }
 
+/// An empty buffer (length 0) from the free list, or a new one.
+#[inline]
+pub(crate) fn take() -> Vec<u64> {
+    FREE.try_with(|f| f.try_borrow_mut().ok().and_then(|mut f| f.pop()))
+        .ok()
+        .flatten()
+        .map(|mut v| {
+            v.clear();
+            v
+        })
+        .unwrap_or_default()
+}
+
 /// A buffer of `len` words, all zero.
 #[inline]
 pub(crate) fn zeroed(len: usize) -> Vec<u64> {
-    let reused = FREE
-        .try_with(|f| {
-            let mut f = f.borrow_mut();
-            match f.last() {
-                Some(v) if v.capacity() >= len => f.pop(),
-                _ => None,
-            }
-        })
-        .ok()
-        .flatten();
-    match reused {
-        Some(mut v) => {
-            v.clear();
-            v.resize(len, 0);
-            v
-        }
-        None => vec![0; len],
-    }
+    let mut v = take();
+    v.resize(len, 0);
+    v
 }
 
 /// A copy of `words`.
 #[inline]
 pub(crate) fn copy_of(words: &[u64]) -> Vec<u64> {
-    let mut v = zeroed(0);
+    let mut v = take();
     v.extend_from_slice(words);
     v
 }

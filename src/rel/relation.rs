@@ -258,18 +258,26 @@ impl Relation {
     /// `{(x, y) | ∃z. (x, z) ∈ self ∧ (z, y) ∈ other}`.
     pub fn compose(&self, other: &Relation) -> Relation {
         self.check(other);
-        let mut out = Relation::empty(self.n);
         if self.wpr == 1 {
-            for (o, &row) in out.bits.iter_mut().zip(&self.bits) {
+            // Every row is written: no zero pass first.
+            let mut bits = super::pool::take();
+            bits.extend(self.bits.iter().map(|&row| {
                 let mut w = row;
                 let mut acc = 0u64;
                 while w != 0 {
                     acc |= other.bits[w.trailing_zeros() as usize];
                     w &= w - 1;
                 }
-                *o = acc;
-            }
-        } else {
+                acc
+            }));
+            return Relation {
+                n: self.n,
+                wpr: 1,
+                bits,
+            };
+        }
+        let mut out = Relation::empty(self.n);
+        {
             let wpr = self.wpr;
             for i in 0..self.n {
                 let dst = &mut out.bits[i * wpr..(i + 1) * wpr];
