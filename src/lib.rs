@@ -34,3 +34,8 @@ pub mod op;
 pub mod rel;
 pub mod report;
 pub mod serve;
+pub mod small_alloc;
+
+/// Every program built on the library allocates through [`small_alloc::SmallAlloc`].
+#[global_allocator]
+static GLOBAL: small_alloc::SmallAlloc = small_alloc::SmallAlloc;

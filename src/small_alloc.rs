@@ -1,0 +1,240 @@
+//! The global allocator: a per-thread cache of freed small blocks in front
+//! of the system allocator.
+//!
+//! The checker allocates and frees many small blocks (tokens, names,
+//! instructions, sets, result maps), often more of one size at a time than
+//! the C library's own per-thread cache keeps, so most frees went to its
+//! slower shared bins. Here each thread keeps up to [`KEEP`] freed blocks
+//! per size class (16, 32, ..., 256 bytes, alignment at most 16) and hands
+//! them out again; everything else goes to [`System`] unchanged. A block of
+//! a class is always obtained from and returned to [`System`] with that
+//! class's layout, so a block freed by another thread, or after this
+//! thread's cache is gone, is handled the same way. Nothing reads the
+//! addresses or the former contents of blocks, so no value computed
+//! depends on this.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::{Cell, UnsafeCell};
+use std::ptr;
+
+/// Size classes are multiples of this many bytes.
+const GRAIN: usize = 16;
+/// Classes of 16 to 256 bytes.
+const CLASSES: usize = 16;
+/// Freed blocks kept per class and thread.
+const KEEP: u32 = 48;
+/// The alignment of every cached block (the system allocator's minimum).
+const ALIGN: usize = 16;
+
+/// The allocator (see the module documentation).
+pub struct SmallAlloc;
+
+/// One thread's free lists: per class, a chain of free blocks linked
+/// through their first word, and its length.
+struct Bins {
+    head: [*mut u8; CLASSES],
+    len: [u32; CLASSES],
+}
+
+impl Drop for Bins {
+    fn drop(&mut self) {
+        for c in 0..CLASSES {
+            let mut p = std::mem::replace(&mut self.head[c], ptr::null_mut());
+            self.len[c] = 0;
+            while !p.is_null() {
+                // SAFETY: `p` is a free block of class `c` obtained from
+                // `System` with `class_layout(c)`; its first word links the
+                // next one.
+                unsafe {
+                    let next = p.cast::<*mut u8>().read();
+                    System.dealloc(p, class_layout(c));
+                    p = next;
+                }
+            }
+        }
+    }
+}
+
+const UNINIT: u8 = 0;
+const BUSY: u8 = 1;
+const READY: u8 = 2;
+
+thread_local! {
+    /// Whether this thread's `BINS` may be used: its first use registers
+    /// its destructor, which may allocate; those allocations (state
+    /// `BUSY`) go to the system allocator.
+    static STATE: Cell<u8> = const { Cell::new(UNINIT) };
+    static BINS: UnsafeCell<Bins> = const {
+        UnsafeCell::new(Bins {
+            head: [ptr::null_mut(); CLASSES],
+            len: [0; CLASSES],
+        })
+    };
+}
+
+/// The class of `layout`, when its blocks are cached.
+#[inline]
+fn class(layout: Layout) -> Option<usize> {
+    let size = layout.size();
+    if layout.align() <= ALIGN && size > 0 && size <= GRAIN * CLASSES {
+        Some((size - 1) / GRAIN)
+    } else {
+        None
+    }
+}
+
+/// The layout every block of class `c` has with the system allocator.
+#[inline]
+fn class_layout(c: usize) -> Layout {
+    // SAFETY: a non-zero multiple of 16 with alignment 16.
+    unsafe { Layout::from_size_align_unchecked((c + 1) * GRAIN, ALIGN) }
+}
+
+/// Runs `f` on this thread's free lists, or gives `None` when they cannot
+/// be used (being set up, or already destroyed at thread exit). `f` must
+/// not allocate.
+#[inline]
+fn with_bins<R>(f: impl FnOnce(&mut Bins) -> R) -> Option<R> {
+    // SAFETY (both uses): the only references to this thread's `Bins` are
+    // made here, one at a time: `f` does not allocate, so does not re-enter.
+    match STATE.try_with(Cell::get).ok()? {
+        READY => BINS.try_with(|b| f(unsafe { &mut *b.get() })).ok(),
+        UNINIT => {
+            STATE.set(BUSY);
+            let r = BINS.try_with(|b| f(unsafe { &mut *b.get() })).ok();
+            STATE.set(READY);
+            r
+        }
+        _ => None,
+    }
+}
+
+unsafe impl GlobalAlloc for SmallAlloc {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let Some(c) = class(layout) else {
+            // SAFETY: forwarded as is.
+            return unsafe { System.alloc(layout) };
+        };
+        let cached = with_bins(|b| {
+            let p = b.head[c];
+            if p.is_null() {
+                return p;
+            }
+            // SAFETY: a free block of class `c`, linking the next.
+            b.head[c] = unsafe { p.cast::<*mut u8>().read() };
+            b.len[c] -= 1;
+            p
+        });
+        match cached {
+            Some(p) if !p.is_null() => p,
+            // SAFETY: a valid non-zero layout.
+            _ => unsafe { System.alloc(class_layout(c)) },
+        }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        let Some(c) = class(layout) else {
+            // SAFETY: `p` came from `System` with `layout`.
+            return unsafe { System.dealloc(p, layout) };
+        };
+        let kept = with_bins(|b| {
+            if b.len[c] >= KEEP {
+                return false;
+            }
+            // SAFETY: `p` is a block of at least 16 bytes, aligned to 16,
+            // no longer in use: its first word links the chain.
+            unsafe { p.cast::<*mut u8>().write(b.head[c]) };
+            b.head[c] = p;
+            b.len[c] += 1;
+            true
+        });
+        if kept != Some(true) {
+            // SAFETY: blocks of class `c` come from `System` with this layout.
+            unsafe { System.dealloc(p, class_layout(c)) }
+        }
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if class(layout).is_none() {
+            // SAFETY: forwarded as is.
+            return unsafe { System.alloc_zeroed(layout) };
+        }
+        // SAFETY: a valid layout; the block has at least `layout.size()` bytes.
+        unsafe {
+            let p = self.alloc(layout);
+            if !p.is_null() {
+                ptr::write_bytes(p, 0, layout.size());
+            }
+            p
+        }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller guarantees `new_size`, rounded up to the
+        // alignment, does not overflow.
+        let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
+        match (class(layout), class(new_layout)) {
+            // SAFETY: forwarded as is.
+            (None, None) => unsafe { System.realloc(p, layout, new_size) },
+            // The block already has room for the new size.
+            (Some(a), Some(b)) if a == b => p,
+            _ => {
+                // SAFETY: `p` holds `layout.size()` bytes; the new block
+                // at least `new_size`.
+                unsafe {
+                    let q = self.alloc(new_layout);
+                    if !q.is_null() {
+                        ptr::copy_nonoverlapping(p, q, layout.size().min(new_size));
+                        self.dealloc(p, layout);
+                    }
+                    q
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_come_back_and_keep_their_contents() {
+        let a = SmallAlloc;
+        for size in [1usize, 8, 15, 16, 17, 100, 256, 257, 4000] {
+            let layout = Layout::from_size_align(size, 8).unwrap();
+            unsafe {
+                let ps: Vec<*mut u8> = (0..100).map(|_| a.alloc(layout)).collect();
+                for (i, &p) in ps.iter().enumerate() {
+                    assert!(!p.is_null());
+                    ptr::write_bytes(p, i as u8, size);
+                }
+                for (i, &p) in ps.iter().enumerate() {
+                    assert!((0..size).all(|k| *p.add(k) == i as u8));
+                }
+                let z = a.alloc_zeroed(layout);
+                assert!((0..size).all(|k| *z.add(k) == 0));
+                let r = a.realloc(z, layout, size * 3);
+                assert!((0..size).all(|k| *r.add(k) == 0));
+                a.dealloc(r, Layout::from_size_align(size * 3, 8).unwrap());
+                for p in ps {
+                    a.dealloc(p, layout);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn other_threads_free_what_one_allocated() {
+        let v: Vec<Vec<u32>> = (0..1000).map(|i| vec![i; i as usize % 70]).collect();
+        let total: u64 = std::thread::spawn(move || v.iter().flatten().map(|&x| x as u64).sum())
+            .join()
+            .unwrap();
+        let want: u64 = (0..1000u64).map(|i| i * (i % 70)).sum();
+        assert_eq!(total, want);
+    }
+}
