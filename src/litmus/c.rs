@@ -1063,7 +1063,11 @@ impl<'a> Parser<'a> {
         e
     }
 
-    fn parse_bin(&mut self, level: usize) -> Result<Expr, Diagnostic> {
+    /// A binary expression whose operators are all of level `min_level`
+    /// or tighter, by precedence climbing: the same trees as one
+    /// left-associative recursive-descent function per level, with one
+    /// look at the token after each operand instead of one per level.
+    fn parse_bin(&mut self, min_level: usize) -> Result<Expr, Diagnostic> {
         const LEVELS: &[&[&str]] = &[
             &["||"],
             &["&&"],
@@ -1076,14 +1080,14 @@ impl<'a> Parser<'a> {
             &["+", "-"],
             &["*", "/", "%"],
         ];
-        if level == LEVELS.len() {
-            return self.parse_unary();
-        }
-        let mut lhs = self.parse_bin(level + 1)?;
+        let mut lhs = self.parse_unary()?;
         loop {
             let t = self.peek()?;
             let Tok::Punct(p) = t.tok else { break };
-            if !LEVELS[level].contains(&p) {
+            let Some(level) = LEVELS.iter().position(|ops| ops.contains(&p)) else {
+                break;
+            };
+            if level < min_level {
                 break;
             }
             self.next()?;
