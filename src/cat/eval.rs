@@ -431,8 +431,12 @@ const WITH_PROJECT_EVERY: u64 = 64;
 /// it by the engine's margin (`crate::exec::project::margin`).
 const WITH_PROJECT_AFTER: f64 = 0.25;
 
-/// Values computed by one evaluation, by index (see [`State::harvest`]).
+/// Values computed by one evaluation, by index (see [`State::harvest_pending`]).
 pub type Computed = Vec<(usize, Value)>;
+
+/// The environment names, slots and kept places (in this order) that are
+/// static and whose values are not known yet (see [`State::harvest_pending`]).
+pub type Pending = [Vec<usize>; 3];
 
 /// Empty cell vectors of an evaluation state (environment names, slots),
 /// kept to build the next state without allocating.
@@ -496,42 +500,20 @@ impl<'e> State<'e> {
         self.known_memo = known;
     }
 
-    /// The kept static parts computed by this evaluation (not known
-    /// before), by place: for the caches.
-    pub fn harvest_memo(&mut self) -> Computed {
-        let known = self.known_memo;
-        self.memo
-            .iter_mut()
-            .enumerate()
-            .filter(|(i, _)| !known.get(*i).is_some_and(Option::is_some))
-            .filter_map(|(i, c)| c.take().map(|v| (i, v)))
-            .collect()
-    }
-
-    /// The values of static names and slots computed by this evaluation
-    /// (not known before), by index: for the caches.
-    pub fn harvest(&mut self, env_static: &[bool], slot_static: &[bool]) -> (Computed, Computed) {
-        fn take(
-            cells: &mut [OnceCell<Value>],
-            is_static: &[bool],
-            known: &[Option<Value>],
-        ) -> Computed {
-            // A program with appended definitions has more slots than the
-            // cache: only the model's own are kept.
-            let mut out = Vec::new();
-            for (i, cell) in cells.iter_mut().enumerate().take(is_static.len()) {
-                if is_static[i]
-                    && !known.get(i).is_some_and(Option::is_some)
-                    && let Some(v) = cell.take()
-                {
-                    out.push((i, v));
-                }
-            }
-            out
+    /// The values computed by this evaluation of the static names, slots
+    /// and kept places in `pending` (those not known before): for the
+    /// caches. Only those cells are looked at.
+    pub fn harvest_pending(&mut self, pending: &Pending) -> [Computed; 3] {
+        fn take(cells: &mut [OnceCell<Value>], at: &[usize]) -> Computed {
+            at.iter()
+                .filter_map(|&i| cells.get_mut(i)?.take().map(|v| (i, v)))
+                .collect()
         }
-        let env = take(&mut self.env_vals, env_static, self.known_env);
-        let slots = take(&mut self.slots, slot_static, self.known_slots);
-        (env, slots)
+        [
+            take(&mut self.env_vals, &pending[0]),
+            take(&mut self.slots, &pending[1]),
+            take(&mut self.memo, &pending[2]),
+        ]
     }
 
     /// The cell vectors of this state, emptied, for [`Program::state_in`].

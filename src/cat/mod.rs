@@ -60,6 +60,9 @@ pub struct StaticCache {
     memo_values: Vec<Option<eval::Value>>,
     /// The emptied cells of the last evaluation, for the next one.
     cells: eval::Cells,
+    /// The static names, slots and kept places without a value above yet:
+    /// the only cells an evaluation can add a value from.
+    pending: Option<eval::Pending>,
     /// Cut prefixes of `with` linearisations that a monotone check rejects
     /// (never changes an outcome; see [`monotone`]).
     pub prune: bool,
@@ -634,8 +637,11 @@ impl Model {
             st.seed_memo(memo_plan, *kept, &memo_values);
             st.keep = slot_static;
             let r = f(program, &mut st);
-            let m = st.harvest_memo();
-            let (e, s) = st.harvest(env_static, slot_static);
+            let pending = cache.pending.get_or_insert_with(|| {
+                let on = |is: &[bool]| (0..is.len()).filter(|&i| is[i]).collect();
+                [on(env_static), on(slot_static), (0..*kept).collect()]
+            });
+            let [e, s, m] = st.harvest_pending(pending);
             cache.cells = st.into_cells();
             (r, e, s, m)
         };
@@ -647,6 +653,11 @@ impl Model {
         }
         for (i, v) in new_memo {
             memo_values[i] = Some(v);
+        }
+        if let Some([e, s, m]) = &mut cache.pending {
+            e.retain(|&i| env_values[i].is_none());
+            s.retain(|&i| slot_values[i].is_none());
+            m.retain(|&i| memo_values[i].is_none());
         }
         cache.env_values = env_values;
         cache.slot_values = slot_values;
