@@ -893,6 +893,7 @@ impl Program {
 
     /// Evaluates `e`; `locals` are the current function arguments or
     /// recursive-group values.
+    #[inline(always)]
     pub fn eval<'a>(
         &'a self,
         e: &'a CExpr,
