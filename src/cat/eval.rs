@@ -792,14 +792,22 @@ impl Program {
         }
     }
 
+    #[inline(always)]
     pub(crate) fn env_value<'a>(&self, i: usize, loc: Loc, st: &'a State<'_>) -> Res<&'a Value> {
-        let cell = &st.env_vals[i];
-        if let Some(v) = cell.get() {
+        if let Some(v) = st.env_vals[i].get() {
             return Ok(v);
         }
         if let Some(Some(v)) = st.known_env.get(i) {
             return Ok(v);
         }
+        self.env_fetch(i, loc, st)
+    }
+
+    /// [`Program::env_value`] when neither this evaluation nor the cache
+    /// has the value yet.
+    #[inline(never)]
+    fn env_fetch<'a>(&self, i: usize, loc: Loc, st: &'a State<'_>) -> Res<&'a Value> {
+        let cell = &st.env_vals[i];
         let EnvName { name, hint, .. } = &self.env_names[i];
         let as_set = || st.env.set(name).map(Value::Set);
         let as_rel = || st.env.relation(name).map(Value::Rel);
@@ -830,6 +838,7 @@ impl Program {
         Ok(cell.get().expect("just set"))
     }
 
+    #[inline(always)]
     pub(crate) fn slot_value<'a>(&'a self, i: usize, st: &'a State<'_>) -> Res<&'a Value> {
         if let Some(v) = st.slots[i].get() {
             return Ok(v);
@@ -837,6 +846,13 @@ impl Program {
         if let Some(Some(v)) = st.known_slots.get(i) {
             return Ok(v);
         }
+        self.slot_compute(i, st)
+    }
+
+    /// [`Program::slot_value`] when neither this evaluation nor the cache
+    /// has the value yet.
+    #[inline(never)]
+    fn slot_compute<'a>(&'a self, i: usize, st: &'a State<'_>) -> Res<&'a Value> {
         match &self.slots[i].def {
             SlotDef::Expr(e) => {
                 let v = self.eval(e, st, &[])?.into_owned();
