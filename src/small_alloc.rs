@@ -5,7 +5,7 @@
 //! instructions, sets, result maps), often more of one size at a time than
 //! the C library's own per-thread cache keeps, so most frees went to its
 //! slower shared bins. Here each thread keeps up to [`KEEP`] freed blocks
-//! per size class (16, 32, ..., 256 bytes, alignment at most 16) and hands
+//! per size class (16, 32, ..., 512 bytes, alignment at most 16) and hands
 //! them out again; everything else goes to [`System`] unchanged. A block of
 //! a class is always obtained from and returned to [`System`] with that
 //! class's layout, so a block freed by another thread, or after this
@@ -19,10 +19,10 @@ use std::ptr;
 
 /// Size classes are multiples of this many bytes.
 const GRAIN: usize = 16;
-/// Classes of 16 to 256 bytes.
-const CLASSES: usize = 16;
+/// Classes of 16 to 512 bytes.
+const CLASSES: usize = 32;
 /// Freed blocks kept per class and thread.
-const KEEP: u32 = 48;
+const KEEP: u32 = 256;
 /// The alignment of every cached block (the system allocator's minimum).
 const ALIGN: usize = 16;
 
@@ -205,7 +205,7 @@ mod tests {
     #[test]
     fn blocks_come_back_and_keep_their_contents() {
         let a = SmallAlloc;
-        for size in [1usize, 8, 15, 16, 17, 100, 256, 257, 4000] {
+        for size in [1usize, 8, 15, 16, 17, 100, 256, 257, 512, 513, 4000] {
             let layout = Layout::from_size_align(size, 8).unwrap();
             unsafe {
                 let ps: Vec<*mut u8> = (0..100).map(|_| a.alloc(layout)).collect();
