@@ -2179,6 +2179,14 @@ fn binary(op: BinOp, loc: Loc, x: Cow<'_, Value>, y: Cow<'_, Value>) -> Res<Valu
             if x.kind() != y.kind() {
                 return Err(mismatch(&x, &y));
             }
+            // Two relations read in place: one pass into a new buffer.
+            if let (Cow::Borrowed(Value::Rel(a)), Cow::Borrowed(Value::Rel(b))) = (&x, &y) {
+                return Ok(Value::Rel(match op {
+                    BinOp::Union => a.union(b),
+                    BinOp::Inter => a.intersection(b),
+                    _ => a.difference(b),
+                }));
+            }
             // Work in place on an owned operand when there is one.
             let (mut acc, other) = match (x, y) {
                 (Cow::Owned(a), b) => (a, b),

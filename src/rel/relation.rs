@@ -226,23 +226,31 @@ impl Relation {
 
     /// `self ∪ other`.
     pub fn union(&self, other: &Relation) -> Relation {
-        let mut r = self.clone();
-        r.union_with(other);
-        r
+        self.combine(other, |a, b| a | b)
     }
 
     /// `self ∩ other`.
     pub fn intersection(&self, other: &Relation) -> Relation {
-        let mut r = self.clone();
-        r.inter_with(other);
-        r
+        self.combine(other, |a, b| a & b)
     }
 
     /// `self \ other`.
     pub fn difference(&self, other: &Relation) -> Relation {
-        let mut r = self.clone();
-        r.diff_with(other);
-        r
+        self.combine(other, |a, b| a & !b)
+    }
+
+    /// The relation whose words are `f` of this one's and `other`'s, built
+    /// in one pass (no copy of `self` first).
+    #[inline]
+    fn combine(&self, other: &Relation, f: impl Fn(u64, u64) -> u64) -> Relation {
+        self.check(other);
+        let mut bits = super::pool::take();
+        bits.extend(self.bits.iter().zip(&other.bits).map(|(&a, &b)| f(a, b)));
+        Relation {
+            n: self.n,
+            wpr: self.wpr,
+            bits,
+        }
     }
 
     /// `(all pairs) \ self`.
