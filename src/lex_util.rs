@@ -198,3 +198,58 @@ pub fn int_literal(text: &str) -> Option<Result<i64, ParseIntError>> {
         None
     }
 }
+
+/// A lexer whose tokens are a function of its state, so that a token read
+/// from one state can be reused by any later read from an equal state.
+pub trait Relex: Copy {
+    /// The token type.
+    type Token: Clone;
+    /// The error type.
+    type Error;
+    /// Reads the next token, advancing the state.
+    fn lex(&mut self) -> Result<Self::Token, Self::Error>;
+    /// Whether `other` is the same state (same text, place and rules).
+    fn same_state(&self, other: &Self) -> bool;
+}
+
+/// One token of look-ahead for a parser: the last token peeked, with the
+/// lexer state before and after it. A `peek` and the `next` that follows
+/// it (or several peeks from one state, as binary-operator levels do) lex
+/// the token once.
+pub struct Lookahead<L: Relex> {
+    last: std::cell::RefCell<Option<(L, L::Token, L)>>,
+}
+
+impl<L: Relex> Default for Lookahead<L> {
+    fn default() -> Self {
+        Lookahead {
+            last: std::cell::RefCell::new(None),
+        }
+    }
+}
+
+impl<L: Relex> Lookahead<L> {
+    /// The next token from `lx`, advancing it.
+    pub fn next(&mut self, lx: &mut L) -> Result<L::Token, L::Error> {
+        if let Some((before, tok, after)) = self.last.get_mut().take()
+            && before.same_state(lx)
+        {
+            *lx = after;
+            return Ok(tok);
+        }
+        lx.lex()
+    }
+
+    /// The next token from `lx`, without advancing it.
+    pub fn peek(&self, lx: &L) -> Result<L::Token, L::Error> {
+        if let Some((before, tok, _)) = &*self.last.borrow()
+            && before.same_state(lx)
+        {
+            return Ok(tok.clone());
+        }
+        let mut after = *lx;
+        let tok = after.lex()?;
+        *self.last.borrow_mut() = Some((*lx, tok.clone(), after));
+        Ok(tok)
+    }
+}

@@ -31,7 +31,6 @@
 //! (`memory_scope_block`, `cta`, `gpu`, ...) both map onto it, in scope
 //! constants and in thread headers (`P0@wg 0, dev 0` = `P0@cta 0,gpu 0`).
 
-use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use super::common::{self, Cursor, Dialect, LocTable, Nesting, TailThread, ThreadCtx, TokenParser};
@@ -103,6 +102,17 @@ struct CLex<'a> {
     lx: Lexer<'a>,
     /// Whether `(*` starts a comment (false inside code, where `(*p)` is C).
     ocaml: bool,
+}
+
+impl lex_util::Relex for CLex<'_> {
+    type Token = Token;
+    type Error = Diagnostic;
+    fn lex(&mut self) -> Result<Token, Diagnostic> {
+        self.next()
+    }
+    fn same_state(&self, other: &Self) -> bool {
+        self.same_place(other)
+    }
 }
 
 impl CLex<'_> {
@@ -277,11 +287,8 @@ struct Parser<'a> {
     lx: CLex<'a>,
     file: &'a str,
     depth: u32,
-    /// The last token peeked: the lexer before it, the token, the lexer
-    /// after it. Lexing is a function of the lexer's state, so a peek or
-    /// next from the same state reuses it (the binary-operator levels peek
-    /// the same token once each).
-    peeked: RefCell<Option<(CLex<'a>, Token, CLex<'a>)>>,
+    /// The last token peeked, reused by a peek or next from the same state.
+    peeked: lex_util::Lookahead<CLex<'a>>,
 }
 
 /// Whether herd's `S128` variant (128-bit values) is set: by the test's
@@ -352,25 +359,11 @@ impl TokenParser for Parser<'_> {
     }
 
     fn next(&mut self) -> Result<Token, Diagnostic> {
-        if let Some((before, tok, after)) = self.peeked.get_mut().take()
-            && before.same_place(&self.lx)
-        {
-            self.lx = after;
-            return Ok(tok);
-        }
-        self.lx.next()
+        self.peeked.next(&mut self.lx)
     }
 
     fn peek(&self) -> Result<Token, Diagnostic> {
-        if let Some((before, tok, _)) = &*self.peeked.borrow()
-            && before.same_place(&self.lx)
-        {
-            return Ok(tok.clone());
-        }
-        let mut after = self.lx;
-        let tok = after.next()?;
-        *self.peeked.borrow_mut() = Some((self.lx, tok.clone(), after));
-        Ok(tok)
+        self.peeked.peek(&self.lx)
     }
 }
 
@@ -2205,7 +2198,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
         },
         file,
         depth: 0,
-        peeked: RefCell::new(None),
+        peeked: lex_util::Lookahead::default(),
     };
     // Preamble: doc strings and Key=Value lines.
     loop {

@@ -110,6 +110,17 @@ pub struct Lexer<'a> {
     file: &'a str,
 }
 
+impl lex_util::Relex for Lexer<'_> {
+    type Token = Token;
+    type Error = Diagnostic;
+    fn lex(&mut self) -> Result<Token, Diagnostic> {
+        self.next_token()
+    }
+    fn same_state(&self, other: &Self) -> bool {
+        self.same_place(other)
+    }
+}
+
 impl<'a> Lexer<'a> {
     /// A lexer at the start of `src`; `file` names it in diagnostics.
     pub fn new(file: &'a str, src: &'a str) -> Self {

@@ -243,10 +243,8 @@ enum Command {
 struct Parser<'a> {
     lx: Lexer<'a>,
     file: &'a str,
-    /// The last token peeked: the lexer before it, the token, the lexer
-    /// after it (lexing is a function of the lexer's state, so a next or
-    /// peek from the same state reuses it).
-    peeked: std::cell::RefCell<Option<(Lexer<'a>, Token, Lexer<'a>)>>,
+    /// The last token peeked, reused by a next or peek from the same state.
+    peeked: crate::lex_util::Lookahead<Lexer<'a>>,
 }
 
 impl TokenParser for Parser<'_> {
@@ -255,25 +253,11 @@ impl TokenParser for Parser<'_> {
     }
 
     fn next(&mut self) -> Result<Token, Diagnostic> {
-        if let Some((before, tok, after)) = self.peeked.get_mut().take()
-            && before.same_place(&self.lx)
-        {
-            self.lx = after;
-            return Ok(tok);
-        }
-        self.lx.next_token()
+        self.peeked.next(&mut self.lx)
     }
 
     fn peek(&self) -> Result<Token, Diagnostic> {
-        if let Some((before, tok, _)) = &*self.peeked.borrow()
-            && before.same_place(&self.lx)
-        {
-            return Ok(tok.clone());
-        }
-        let mut after = self.lx;
-        let tok = after.next_token()?;
-        *self.peeked.borrow_mut() = Some((self.lx, tok.clone(), after));
-        Ok(tok)
+        self.peeked.peek(&self.lx)
     }
 }
 
@@ -313,7 +297,7 @@ fn parse_instance_inner(file: &str, name: &str, src: &str) -> Result<Vec<Test>, 
     let mut p = Parser {
         lx: Lexer::new(file, src),
         file,
-        peeked: std::cell::RefCell::new(None),
+        peeked: crate::lex_util::Lookahead::default(),
     };
     let mut locs = LocTable::default();
     parse_addresses(&mut p, &mut locs)?;
