@@ -49,6 +49,14 @@ fn enforced_at(a: &Req, t: u32) -> bool {
     a.thread() == t || a.pred & bit(t) != 0
 }
 
+/// Whether plain read `r` may read its own thread's earlier write `a` to
+/// the same address while `a` is still only at their thread (store
+/// forwarding): the one constraint into a read that its satisfaction does
+/// not wait for ([`LostPop::read_performable`]).
+fn forwards(a: &Req, r: &Req) -> bool {
+    a.thread() == r.thread() && r.kind == Kind::Read && a.kind == Kind::Write && a.loc == r.loc
+}
+
 fn bit(t: u32) -> u64 {
     1u64 << t
 }
@@ -228,15 +236,16 @@ impl<'t> LostPop<'t> {
             }
         }
         let all_x86 = threads.iter().all(|i| i.arch == LpArch::X86);
+        let future = Future::new(test);
         Ok(LostPop {
             test,
             threads,
             observed,
             all: if n >= 64 { u64::MAX } else { (1u64 << n) - 1 },
             unroll: unroll.min(u16::MAX as usize) as u16,
-            future: Future::new(test),
+            silent: silent_groups(&future, test.threads.len(), test.locations.len()),
+            future,
             catch_up: true,
-            silent: silent_groups(test),
             all_x86,
         })
     }
@@ -805,17 +814,15 @@ impl<'t> LostPop<'t> {
     /// fence, could be released by other locations' transitions).
     fn blocked_within(&self, s: &LpState, l: u32) -> bool {
         for q in s.reqs.iter().filter(|q| q.is_mem() && q.loc == l) {
+            let qt = q.thread();
             if q.reads() && !self.read_performable(s, q) {
-                let qt = q.thread();
                 let held = s.edges.iter().filter(|e| e.1 == q.id).any(|&(a, _, sc)| {
                     s.req(a).is_some_and(|aq| {
                         aq.is_mem()
                             && aq.loc == l
                             && enforced_at(aq, qt)
                             && aq.prop & sc != sc
-                            && !(aq.thread() == qt
-                                && q.kind == Kind::Read
-                                && aq.kind == Kind::Write)
+                            && !forwards(aq, q)
                     })
                 });
                 if !held {
@@ -830,7 +837,6 @@ impl<'t> LostPop<'t> {
             if disabled == 0 {
                 continue;
             }
-            let qt = q.thread();
             // Targets some `l` blocker keeps closed.
             let mut closed = 0u64;
             for &(a, _, sc) in s.edges.iter().filter(|e| e.1 == q.id) {
@@ -838,7 +844,7 @@ impl<'t> LostPop<'t> {
                 if !aq.is_mem() || aq.loc != l {
                     continue;
                 }
-                if aq.thread() == qt || aq.pred & bit(qt) != 0 {
+                if enforced_at(aq, qt) {
                     if aq.prop & sc != sc {
                         closed = self.all;
                     }
@@ -913,11 +919,7 @@ impl<'t> LostPop<'t> {
             let Some(aq) = s.req(a) else {
                 return true;
             };
-            let forwarding = aq.thread() == rt
-                && r.kind == Kind::Read
-                && aq.kind == Kind::Write
-                && aq.loc == r.loc;
-            !enforced_at(aq, rt) || forwarding || self.reached(s, a, sc, 0)
+            !enforced_at(aq, rt) || forwards(aq, r) || self.reached(s, a, sc, 0)
         })
     }
 
@@ -1009,35 +1011,14 @@ impl<'t> LostPop<'t> {
 }
 
 /// Per location, the threads whose code never accesses it (rule 7's
-/// silent groups): empty unless at least two threads qualify. A thread
-/// with an access through a register address may access anything.
-fn silent_groups(test: &Test) -> Vec<u64> {
-    let n = test.threads.len();
-    let mut touches = vec![0u64; test.locations.len()];
-    let mut anywhere = 0u64;
-    for (t, th) in test.threads.iter().enumerate() {
-        for ins in &th.code {
-            let addr = match &ins.kind {
-                InstrKind::Load { addr, .. }
-                | InstrKind::Store { addr, .. }
-                | InstrKind::Rmw { addr, .. } => addr,
-                _ => continue,
-            };
-            match addr {
-                Address::Loc(l) => {
-                    if let Some(m) = touches.get_mut(*l) {
-                        *m |= bit(t as u32);
-                    }
-                }
-                Address::Reg(_) => anywhere |= bit(t as u32),
-            }
-        }
-    }
-    let all = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
-    touches
-        .into_iter()
-        .map(|m| {
-            let g = all & !m & !anywhere;
+/// silent groups, from [`Future::ever_accesses`]): empty unless at least
+/// two threads qualify.
+fn silent_groups(future: &Future, threads: usize, locations: usize) -> Vec<u64> {
+    (0..locations as u32)
+        .map(|l| {
+            let g = (0..threads)
+                .filter(|&t| !future.ever_accesses(t, l))
+                .fold(0u64, |m, t| m | bit(t as u32));
             if g.count_ones() >= 2 { g } else { 0 }
         })
         .collect()

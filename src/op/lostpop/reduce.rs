@@ -169,6 +169,14 @@ impl Future {
         self.at(s, t).is_some_and(|a| a.writes(l))
     }
 
+    /// Whether thread `t`'s code accesses `l` anywhere (an access through
+    /// a register may reach every location), whatever its program counter.
+    pub fn ever_accesses(&self, t: usize, l: u32) -> bool {
+        self.by_pc[t]
+            .first()
+            .is_some_and(|a| a.reads(l) || a.writes(l))
+    }
+
     /// Whether thread `t` may still accept an access to `l`.
     pub fn may_access(&self, s: &LpState, t: usize, l: u32) -> bool {
         self.at(s, t).is_some_and(|a| a.reads(l) || a.writes(l))
