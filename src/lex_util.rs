@@ -126,27 +126,12 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// [`Scanner::eat_one_of`] over the list `table` was built from.
+    /// Consumes the first string of the list `table` was built from that
+    /// the text starts with (so list longer ones first), if any.
     pub fn eat_punct(&mut self, table: &PunctTable) -> Option<&'static str> {
         let rest = &self.src.as_bytes()[self.off..];
         let bucket = &table.buckets[rest.first().map_or(256, |&b| b as usize)];
         let p = *bucket.iter().find(|p| rest.starts_with(p.as_bytes()))?;
-        for _ in 0..p.len() {
-            self.bump();
-        }
-        Some(p)
-    }
-
-    /// Consumes the first of `puncts` that the text starts with (so list
-    /// longer ones first), if any.
-    pub fn eat_one_of(&mut self, puncts: &'static [&'static str]) -> Option<&'static str> {
-        let rest = &self.src.as_bytes()[self.off..];
-        // Compare the first byte before the whole text (same result as
-        // `starts_with` on each, without a call per candidate).
-        let p = puncts.iter().find(|p| match p.as_bytes() {
-            [] => true,
-            [b, tail @ ..] => rest.first() == Some(b) && rest[1..].starts_with(tail),
-        })?;
         for _ in 0..p.len() {
             self.bump();
         }

@@ -185,13 +185,8 @@ impl<'a> Lexer<'a> {
         self.sc.starts_with(s)
     }
 
-    /// Consumes the first of `puncts` (longest first) the source continues
-    /// with, if any.
-    pub fn eat_one_of(&mut self, puncts: &'static [&'static str]) -> Option<&'static str> {
-        self.sc.eat_one_of(puncts)
-    }
-
-    /// [`Lexer::eat_one_of`] over the list `table` was built from.
+    /// Consumes the first string of the list `table` was built from
+    /// (longest first) the source continues with, if any.
     pub fn eat_punct(&mut self, table: &lex_util::PunctTable) -> Option<&'static str> {
         self.sc.eat_punct(table)
     }
