@@ -24,7 +24,7 @@
 //! that execution never finishes and yields no final state).
 
 use super::CheckError;
-use super::candidate::{Eval, Skeleton, Values};
+use super::candidate::{Eval, Skeleton, Values, same_thread_instance};
 use super::thread::EventKind;
 use crate::diag::Diagnostic;
 use crate::fast_hash::FastHash;
@@ -294,9 +294,8 @@ fn prepare(
             let group = groups
                 .entry(g)
                 .or_insert_with(|| {
-                    let levels = super::candidate::scope_levels(test);
-                    let tagged: Vec<&String> = levels
-                        .iter()
+                    let tagged: Vec<&str> = super::candidate::scope_levels(test)
+                        .into_iter()
                         .filter(|l| {
                             skel.sets
                                 .get(l.to_ascii_uppercase().as_str())
@@ -304,7 +303,7 @@ fn prepare(
                         })
                         .collect();
                     (0..test.threads.len())
-                        .filter(|&u| tagged.iter().all(|l| same_instance(test, t, u, l)))
+                        .filter(|&u| tagged.iter().all(|l| same_thread_instance(test, t, u, l)))
                         .collect()
                 })
                 .clone();
@@ -330,19 +329,4 @@ fn prepare(
         out.push(arrivals);
     }
     Ok(out)
-}
-
-/// Threads `a` and `b` are in the same instance of scope `level`.
-fn same_instance(test: &crate::ir::Test, a: usize, b: usize, level: &str) -> bool {
-    if a == b || level == "sys" {
-        return true;
-    }
-    let (pa, pb) = (&test.threads[a].placement, &test.threads[b].placement);
-    match (
-        pa.iter().position(|s| s.level == level),
-        pb.iter().position(|s| s.level == level),
-    ) {
-        (Some(ia), Some(ib)) => pa[..=ia] == pb[..=ib],
-        _ => false,
-    }
 }

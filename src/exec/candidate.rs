@@ -267,15 +267,8 @@ impl<'a> Skeleton<'a> {
         rels.insert("data", data);
         rels.insert("ctrl", ctrl);
         rels.insert("id", idr);
-        // The levels of `scope_levels`, then the always-present ones.
-        let mut levels: Vec<&'a str> = vec!["sys"];
-        for t in &test.threads {
-            for ScopeLevel { level, .. } in &t.placement {
-                if !levels.contains(&level.as_str()) {
-                    levels.push(level);
-                }
-            }
-        }
+        // The test's levels, then the always-present ones.
+        let mut levels = scope_levels(test);
         for &l in ALWAYS_LEVELS {
             if !levels.contains(&l) {
                 levels.push(l);
@@ -342,12 +335,12 @@ impl<'a> Skeleton<'a> {
 pub const ALWAYS_LEVELS: &[&str] = &["cta", "gpu", "cpu", "wg", "dev"];
 
 /// Scope level names used by the test, plus `sys` (the root).
-pub fn scope_levels(test: &Test) -> Vec<String> {
-    let mut out = vec!["sys".to_string()];
+pub fn scope_levels(test: &Test) -> Vec<&str> {
+    let mut out = vec!["sys"];
     for t in &test.threads {
         for ScopeLevel { level, .. } in &t.placement {
-            if !out.contains(level) {
-                out.push(level.clone());
+            if !out.contains(&level.as_str()) {
+                out.push(level);
             }
         }
     }
@@ -355,7 +348,7 @@ pub fn scope_levels(test: &Test) -> Vec<String> {
 }
 
 /// Whether threads `ta` and `tb` are in the same instance of `level`.
-fn same_thread_instance(test: &Test, ta: usize, tb: usize, level: &str) -> bool {
+pub(crate) fn same_thread_instance(test: &Test, ta: usize, tb: usize, level: &str) -> bool {
     if ta == tb || level == "sys" {
         return true;
     }
