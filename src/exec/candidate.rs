@@ -317,7 +317,7 @@ impl<'a> Skeleton<'a> {
     /// The path event behind global event `e` (None for init writes).
     pub fn path_event(&self, e: usize) -> Option<&PathEvent> {
         let ev = &self.events[e];
-        ev.thread.map(|t| &self.paths[t].events[ev.local])
+        ev.thread.map(|t| &*self.paths[t].events[ev.local])
     }
 
     /// Global id of path event `i` of thread `t`.

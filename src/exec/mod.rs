@@ -1277,7 +1277,12 @@ impl RfSearch<'_, '_> {
         for term in self.observed {
             if let Term::Reg { thread, reg } = term {
                 let v =
-                    match self.skel.paths.get(*thread).and_then(|p| p.regs.get(reg)) {
+                    match self
+                        .skel
+                        .paths
+                        .get(*thread)
+                        .and_then(|p| p.regs.get(reg.as_str()))
+                    {
                         None => self.skel.test.threads.get(*thread).and_then(|t| {
                             t.reg_init.iter().find(|(r, _)| r == reg).map(|(_, v)| *v)
                         }),

@@ -131,12 +131,90 @@ pub struct Constraint {
 }
 
 /// One complete control-flow path of a thread.
+///
+/// Paths that split from one another share their common events and
+/// constraints (`Rc`): a split copies pointers, not dependency sets, so a
+/// thread with many paths is cheap to build and to free (issue 14: a
+/// hundred thousand paths of sixty events each).
 #[derive(Clone, Debug)]
 pub struct Path {
-    pub events: Vec<PathEvent>,
-    pub constraints: Vec<Constraint>,
+    pub events: Vec<Rc<PathEvent>>,
+    pub constraints: Vec<Rc<Constraint>>,
     /// Final register values.
-    pub regs: HashMap<String, Rc<Sym>>,
+    pub regs: Regs,
+}
+
+/// Register values of a path, keyed by names shared by every path of the
+/// thread.
+pub type Regs = HashMap<Rc<str>, Rc<Sym>>;
+
+/// A list that grows at its end and is shared, up to their split point,
+/// by the states that split from one another: a split copies one pointer.
+/// Its items come out in order, in one vector, when a path is complete.
+struct Chain<T> {
+    last: Option<Rc<Link<T>>>,
+    len: usize,
+}
+
+struct Link<T> {
+    item: Rc<T>,
+    before: Option<Rc<Link<T>>>,
+}
+
+impl<T> Default for Chain<T> {
+    fn default() -> Self {
+        Chain { last: None, len: 0 }
+    }
+}
+
+impl<T> Clone for Chain<T> {
+    fn clone(&self) -> Self {
+        Chain {
+            last: self.last.clone(),
+            len: self.len,
+        }
+    }
+}
+
+impl<T> Chain<T> {
+    fn push(&mut self, item: T) {
+        let before = self.last.take();
+        self.last = Some(Rc::new(Link {
+            item: Rc::new(item),
+            before,
+        }));
+        self.len += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The items, oldest first.
+    fn to_vec(&self) -> Vec<Rc<T>> {
+        let mut out = Vec::with_capacity(self.len);
+        let mut at = self.last.as_deref();
+        while let Some(link) = at {
+            out.push(link.item.clone());
+            at = link.before.as_deref();
+        }
+        out.reverse();
+        out
+    }
+}
+
+impl<T> Drop for Chain<T> {
+    /// Frees the links no other chain shares one by one, without the
+    /// recursion a long list would otherwise need.
+    fn drop(&mut self) {
+        let mut at = self.last.take();
+        while let Some(link) = at {
+            match Rc::try_unwrap(link) {
+                Ok(mut link) => at = link.before.take(),
+                Err(_) => break,
+            }
+        }
+    }
 }
 
 /// All paths of one thread, plus how many were cut by the unroll bound.
@@ -172,9 +250,9 @@ const PROJECT_AFTER: f64 = 0.25;
 
 struct State {
     pc: usize,
-    regs: HashMap<String, Rc<Sym>>,
-    events: Vec<PathEvent>,
-    constraints: Vec<Constraint>,
+    regs: Regs,
+    events: Chain<PathEvent>,
+    constraints: Chain<Constraint>,
     ctrl: Rc<BTreeSet<usize>>,
     back_jumps: HashMap<usize, usize>,
     /// The share of the whole path tree below this state.
@@ -198,16 +276,26 @@ pub fn explore(
             _ => None,
         })
         .collect();
-    let mut regs = HashMap::new();
+    // Register names, allocated once and shared by every path's map.
+    let mut names: HashMap<String, Rc<str>> = HashMap::new();
+    let mut name = |r: &str| -> Rc<str> {
+        if let Some(n) = names.get(r) {
+            return n.clone();
+        }
+        let n: Rc<str> = Rc::from(r);
+        names.insert(r.to_string(), n.clone());
+        n
+    };
+    let mut regs = Regs::default();
     for (r, v) in &thread.reg_init {
-        regs.insert(r.clone(), Rc::new(Sym::Const(*v)));
+        regs.insert(name(r), Rc::new(Sym::Const(*v)));
     }
     let mut out = ThreadPaths::default();
     let mut stack = vec![State {
         pc: 0,
         regs,
-        events: Vec::new(),
-        constraints: Vec::new(),
+        events: Chain::default(),
+        constraints: Chain::default(),
         ctrl: Rc::default(),
         back_jumps: HashMap::new(),
         share: 1.0,
@@ -277,8 +365,8 @@ pub fn explore(
             let Some(ins) = thread.code.get(st.pc) else {
                 done += st.share;
                 out.paths.push(Path {
-                    events: st.events,
-                    constraints: st.constraints,
+                    events: st.events.to_vec(),
+                    constraints: st.constraints.to_vec(),
                     regs: st.regs,
                 });
                 if out.paths.len() > limits.max_paths {
@@ -299,7 +387,7 @@ pub fn explore(
                 InstrKind::Label(_) => {}
                 InstrKind::Mov { dst, src } => {
                     let v = operand(&st.regs, src);
-                    st.regs.insert(dst.clone(), v);
+                    st.regs.insert(name(dst), v);
                 }
                 InstrKind::Op { dst, op, a, b } => {
                     let (a, b) = (operand(&st.regs, a), operand(&st.regs, b));
@@ -309,7 +397,7 @@ pub fn explore(
                         }
                         _ => Rc::new(Sym::Bin(*op, a, b)),
                     };
-                    st.regs.insert(dst.clone(), v);
+                    st.regs.insert(name(dst), v);
                 }
                 InstrKind::Goto { target } | InstrKind::Branch { target, .. } => {
                     let Some(&to) = labels.get(target.as_str()) else {
@@ -325,22 +413,28 @@ pub fn explore(
                                     let mut reads = BTreeSet::new();
                                     a.reads(&mut reads);
                                     b.reads(&mut reads);
+                                    let reads = Rc::new(reads);
                                     st.share /= 2.0;
+                                    // Both sides depend on the branch's reads
+                                    // from here on: one new set for both.
+                                    if !reads.is_subset(&st.ctrl) {
+                                        let mut ctrl = (*st.ctrl).clone();
+                                        ctrl.extend(reads.iter().copied());
+                                        st.ctrl = Rc::new(ctrl);
+                                    }
                                     let mut other = clone_state(&st);
                                     other.constraints.push(Constraint {
                                         cmp: cmp.negate(),
                                         a: a.clone(),
                                         b: b.clone(),
-                                        reads: Rc::new(reads.clone()),
+                                        reads: reads.clone(),
                                     });
-                                    Rc::make_mut(&mut other.ctrl).extend(reads.iter().copied());
                                     stack.push(other);
-                                    Rc::make_mut(&mut st.ctrl).extend(reads.iter().copied());
                                     st.constraints.push(Constraint {
                                         cmp: *cmp,
                                         a,
                                         b,
-                                        reads: Rc::new(reads),
+                                        reads,
                                     });
                                     Some(true)
                                 }
@@ -378,7 +472,7 @@ pub fn explore(
                         ev.loc = Some(loc);
                         ev.addr_deps = adeps;
                         st.events.push(ev);
-                        st.regs.insert(dst.clone(), Rc::new(Sym::Read(idx)));
+                        st.regs.insert(name(dst), Rc::new(Sym::Read(idx)));
                         stack.push(st);
                     }
                     break;
@@ -399,7 +493,8 @@ pub fn explore(
                 }
                 InstrKind::Rmw { dst, addr, op } => {
                     for (st, loc, adeps) in split(resolve_addr(st, addr, num_locs, ins, file)?) {
-                        let mut next = rmw_step(st, pc, loc, adeps, dst.as_ref(), op);
+                        let mut next =
+                            rmw_step(st, pc, loc, adeps, dst.as_deref().map(&mut name), op);
                         let k = next.len().max(1) as f64;
                         for st in &mut next {
                             st.share /= k;
@@ -452,11 +547,11 @@ fn plain_event(kind: EventKind, instr: usize, ctrl: &Rc<BTreeSet<usize>>) -> Pat
     }
 }
 
-fn operand(regs: &HashMap<String, Rc<Sym>>, op: &Operand) -> Rc<Sym> {
+fn operand(regs: &Regs, op: &Operand) -> Rc<Sym> {
     match op {
         Operand::Imm(v) => Rc::new(Sym::Const(*v)),
         Operand::Reg(r) => regs
-            .get(r)
+            .get(r.as_str())
             .cloned()
             .unwrap_or_else(|| Rc::new(Sym::Const(Value::Int(0)))),
     }
@@ -510,7 +605,7 @@ fn rmw_step(
     pc: usize,
     loc: LocId,
     adeps: BTreeSet<usize>,
-    dst: Option<&String>,
+    dst: Option<Rc<str>>,
     op: &RmwOp,
 ) -> Vec<State> {
     let ridx = st.events.len();
@@ -530,7 +625,7 @@ fn rmw_step(
         st
     };
     let set_dst = |st: &mut State| {
-        if let Some(d) = dst {
+        if let Some(d) = &dst {
             st.regs.insert(d.clone(), old.clone());
         }
     };
@@ -541,19 +636,20 @@ fn rmw_step(
             let mut reads = BTreeSet::new();
             exp.reads(&mut reads);
             reads.insert(ridx);
+            let reads = Rc::new(reads);
             let mut fail = clone_state(&st);
             fail.constraints.push(Constraint {
                 cmp: CmpOp::Ne,
                 a: old.clone(),
                 b: exp.clone(),
-                reads: Rc::new(reads.clone()),
+                reads: reads.clone(),
             });
             set_dst(&mut fail);
             st.constraints.push(Constraint {
                 cmp: CmpOp::Eq,
                 a: old.clone(),
                 b: exp,
-                reads: Rc::new(reads),
+                reads,
             });
             let mut ok = write(st, new);
             set_dst(&mut ok);
