@@ -932,7 +932,14 @@ impl Program {
             let _ = cell.set(v);
             return Ok(Cow::Borrowed(cell.get().expect("just set")));
         }
-        self.eval_node(e, st, locals)
+        // Names and definitions (about half the nodes) are read here, in
+        // the caller, without a call to `eval_node` and its result passed
+        // through memory.
+        match &e.node {
+            Node::Env(i) => Ok(Cow::Borrowed(self.env_value(*i, e.loc, st)?)),
+            Node::Slot(i) => Ok(Cow::Borrowed(self.slot_value(*i, st)?)),
+            _ => self.eval_node(e, st, locals),
+        }
     }
 
     /// Evaluates `e` itself (see [`Program::eval`]).

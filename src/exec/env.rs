@@ -83,6 +83,16 @@ impl<'s, 'a> CandidateEnv<'s, 'a> {
             .unwrap_or_else(|| BitSet::new(self.skel.len()))
     }
 
+    /// Whether [`CandidateEnv::herd_set`] gives `name` a value.
+    fn has_herd_set(&self, name: &str) -> bool {
+        match name {
+            "FW" | "Exp" | "NExp" => true,
+            "X" => self.has_tag("X86"),
+            "A" => self.has_tag("C"),
+            _ => false,
+        }
+    }
+
     /// herd's names for sets litmix spells differently (`docs/cat-environment.md`).
     fn herd_set(&self, name: &str) -> Option<BitSet> {
         let n = self.skel.len();
@@ -112,6 +122,28 @@ impl<'s, 'a> CandidateEnv<'s, 'a> {
         })
     }
 }
+
+/// The relations [`CandidateEnv`]'s `relation` builds itself (the others
+/// are the skeleton's).
+const RELATIONS: &[&str] = &[
+    "rf",
+    "co",
+    "fr",
+    "rfe",
+    "rfi",
+    "coe",
+    "coi",
+    "fre",
+    "fri",
+    "bar",
+    "iico_data",
+    "iico_ctrl",
+    "rf-reg",
+    "pco",
+    "sm",
+    "si",
+    "same-instance",
+];
 
 /// Predefined names whose value depends on the candidate's `rf`/`co`.
 const DYNAMIC: &[&str] = &[
@@ -158,6 +190,17 @@ impl Environment for CandidateEnv<'_, '_> {
         }
     }
 
+    /// [`Environment::set`] or [`Environment::relation`] gives a value,
+    /// decided without building it.
+    fn knows(&self, name: &str) -> bool {
+        self.skel.sets.contains_key(name)
+            || KNOWN_TAGS.contains(&name)
+            || self.has_herd_set(name)
+            || (self.lenient && is_tag_name(name))
+            || RELATIONS.contains(&name)
+            || self.skel.rels.contains_key(name)
+    }
+
     fn relation(&self, name: &str) -> Option<Relation> {
         Some(match name {
             "rf" => self.rf.clone(),
@@ -191,4 +234,72 @@ impl Environment for CandidateEnv<'_, '_> {
 
 fn fr(rf: &Relation, co: &Relation) -> Relation {
     rf.inverse().compose(co)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::thread::{PathLimits, explore};
+    use crate::litmus::parse_str;
+
+    /// `knows` answers exactly as asking `set` and `relation` would, for
+    /// every name the environment defines and for some it does not, on an
+    /// x86 test (herd's `X`), a C test (herd's `A`) and a PTX test, strict
+    /// and lenient.
+    #[test]
+    fn knows_agrees_with_set_and_relation() {
+        let sources = [
+            "X86 t\n{ x=0; y=0; }\n P0 | P1 ;\n MOV [x],$1 | MOV EAX,[y] ;\n MFENCE | XCHG [x],EBX ;\nexists (1:EAX=0)\n",
+            "C t\n{ [x]=0; }\nP0 (atomic_int* x) {\n  atomic_store_explicit(x, 1, memory_order_release);\n  int r0 = atomic_load(x);\n}\nexists (0:r0=0)\n",
+            "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.release.gpu x, 1 | ld.acquire.gpu r0, x ;\nexists (1:r0=0)\n",
+        ];
+        for src in sources {
+            let test = parse_str("t.litmus", src).expect("parses");
+            let limits = PathLimits {
+                unroll: 2,
+                max_paths: 100,
+                max_events: 100,
+                deadline: None,
+                project: None,
+            };
+            let paths: Vec<_> = test
+                .threads
+                .iter()
+                .map(|t| explore("t", t, test.locations.len(), limits).expect("paths"))
+                .collect();
+            let skel = Skeleton::new(&test, paths.iter().map(|p| &p.paths[0]).collect());
+            let empty = Relation::new(skel.len());
+            let mut names: Vec<&str> = KNOWN_TAGS.to_vec();
+            names.extend(RELATIONS);
+            names.extend(DYNAMIC);
+            names.extend(skel.sets.keys().copied());
+            names.extend(skel.rels.keys().copied());
+            names.extend([
+                "X",
+                "A",
+                "Exp",
+                "NExp",
+                "FW",
+                "UNDEFINED",
+                "nope",
+                "X86",
+                "C",
+            ]);
+            let mut known = 0;
+            for lenient in [false, true] {
+                let env = CandidateEnv::new(&skel, &empty, &empty, &empty).lenient(lenient);
+                for &name in &names {
+                    let asked = env.set(name).is_some() || env.relation(name).is_some();
+                    assert_eq!(
+                        env.knows(name),
+                        asked,
+                        "{name} (lenient {lenient}) in {src}"
+                    );
+                    known += usize::from(asked);
+                }
+                assert!(!env.knows("nope"));
+            }
+            assert!(known > names.len(), "most names are known");
+        }
+    }
 }

@@ -535,19 +535,23 @@ fn parse_thread(
     };
     let no_regs = HashSet::new();
     let mut flags = None;
+    // The tokens of one instruction, up to its ';' (one buffer for all).
+    let mut toks = Vec::new();
     loop {
-        let t = p.peek()?;
-        if t.is_punct("}") {
-            p.next()?;
+        let first = p.next()?;
+        if first.is_punct("}") {
             return Ok(());
         }
-        if t.is_eof() {
-            return Err(p.unexpected(&t, "'}' to end the thread"));
+        if first.is_eof() {
+            return Err(p.unexpected(&first, "'}' to end the thread"));
         }
-        // The tokens of one instruction, up to its ';'.
-        let mut toks = Vec::new();
+        toks.clear();
+        let mut next = Some(first);
         let end = loop {
-            let t = p.next()?;
+            let t = match next.take() {
+                Some(t) => t,
+                None => p.next()?,
+            };
             if t.is_punct(";") {
                 break t.pos;
             }
