@@ -33,8 +33,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::common::{self, Cursor, Dialect, LocTable, Nesting, TailThread, ThreadCtx, TokenParser};
+use super::dialect::{Cursor, Dialect, LocTable, ThreadCtx};
 use super::lexer::{Lexer, Tok, Token};
+use super::tail::TailThread;
+use super::token_parser::{Nesting, TokenParser};
+use super::{table, tail};
 use crate::diag::{Diagnostic, HerdForm};
 use crate::ir::{
     Address, Arch, BarrierKind, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, Pos, Reg, RmwOp,
@@ -382,7 +385,7 @@ impl<'a> Parser<'a> {
         facts: &mut LocFacts,
         reg_inits: &mut Vec<(usize, String, Value, Pos)>,
     ) -> Result<(), Diagnostic> {
-        common::parse_init_block(self, |p| p.parse_init_entry(locs, facts, reg_inits))
+        table::parse_init_block(self, |p| p.parse_init_entry(locs, facts, reg_inits))
     }
 
     fn parse_init_entry(
@@ -400,7 +403,7 @@ impl<'a> Parser<'a> {
         if let (Some(n), true) = (
             match &first.tok {
                 Tok::Int(n) => usize::try_from(*n).ok(),
-                Tok::Ident(s) => common::thread_number(s),
+                Tok::Ident(s) => table::thread_number(s),
                 _ => None,
             },
             self.lx.peek2()?.1.is_punct(":"),
@@ -588,7 +591,7 @@ impl<'a> Parser<'a> {
             Tok::Ident(s) => (s.clone(), t.pos),
             _ => return Err(self.unexpected(&t, "a thread function like P0(int* x) { ... }")),
         };
-        let Some(id) = common::thread_number(&name) else {
+        let Some(id) = table::thread_number(&name) else {
             return Err(self
                 .err(pos, format!("'{name}' is not a thread name"))
                 .expected("a thread function like P0(int* x) { ... }"));
@@ -2223,9 +2226,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
     let mut srcs: Vec<ThreadSrc> = Vec::new();
     loop {
         let t = p.peek()?;
-        let is_thread = t
-            .ident()
-            .is_some_and(|s| common::thread_number(s).is_some());
+        let is_thread = t.ident().is_some_and(|s| table::thread_number(s).is_some());
         if !is_thread {
             if srcs.is_empty() {
                 return Err(p.unexpected(&t, "a thread function like P0(int* x) { ... }"));
@@ -2305,7 +2306,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
     }
 
     // Hand the rest (scopes, locations, condition) to the shared parser.
-    let (observed, condition) = common::parse_tail(p.lx.lx, &mut tails, &mut locs)?;
+    let (observed, condition) = tail::parse_tail(p.lx.lx, &mut tails, &mut locs)?;
 
     // Location-dependent tags.
     for (th, bases) in threads.iter_mut().zip(&reg_bases) {

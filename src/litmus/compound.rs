@@ -29,8 +29,9 @@
 
 use std::collections::HashMap;
 
-use super::common::{self, Cursor, Dialect, DialectSelector, ThreadCtx, ThreadHeader};
+use super::dialect::{Cursor, Dialect, DialectSelector, ThreadCtx, ThreadHeader};
 use super::lexer::{Lexer, Tok};
+use super::table;
 use super::{ptx, x86};
 use crate::diag::Diagnostic;
 use crate::ir::{Arch, InstrKind, Reg, Test};
@@ -99,7 +100,7 @@ pub fn parse(lx: Lexer<'_>) -> Result<Test, Diagnostic> {
                 ))
         }
     };
-    common::parse_table_test(lx, ARCH, &select as &DialectSelector<'_>)
+    table::parse_table_test(lx, ARCH, &select as &DialectSelector<'_>)
 }
 
 /// Looks ahead for a `scopes:` clause and returns, for each thread it
@@ -156,7 +157,7 @@ fn scan_node(
             continue;
         }
         lx.next_token().ok()?;
-        let n = t.ident().and_then(common::thread_number)?;
+        let n = t.ident().and_then(table::thread_number)?;
         out.insert(n, path.clone());
     }
     path.pop();

@@ -2,12 +2,13 @@
 //!
 //! The first word of the file names the architecture and picks the front
 //! end. Supported: `PTX`, `X86` and compound `X86+PTX` (case-insensitive),
-//! which use herd's table format, parsed by [`common`]; the instructions of
-//! each thread column are parsed by a [`common::Dialect`] chosen per thread
+//! which use herd's table format, parsed by [`table`] (the clauses after
+//! the threads by [`tail`]); the instructions of
+//! each thread column are parsed by a [`dialect::Dialect`] chosen per thread
 //! (see [`ptx`], [`x86`], [`compound`]); `RSP`, the assembly of the GPU
 //! cache machine (seed 001 §5, [`rsp`]), uses the same table format. Also `C` / `OpenCL`, herd's C format
 //! with thread functions, parsed by [`c`] (which hands its condition to the
-//! shared parser).
+//! shared [`tail`] parser).
 //!
 //! Adding a dialect means writing a `Dialect` for its instructions and a
 //! match arm in [`parse_str`]. A compound test (`X86+PTX`, see [`compound`])
@@ -30,19 +31,22 @@
 //! arithmetic, proxy fences other than alias/surface/texture/constant.
 
 pub mod c;
-pub mod common;
 pub mod compound;
+pub mod dialect;
 pub mod lexer;
 pub mod nvlitmus;
 pub mod ptx;
 pub mod rsp;
+pub mod table;
+pub mod tail;
+pub mod token_parser;
 pub mod x86;
 
 use std::path::Path;
 
 use crate::diag::Diagnostic;
 use crate::ir::{self, Pos};
-use common::Dialect;
+use dialect::Dialect;
 use lexer::Lexer;
 
 /// Architectures accepted on the first line.
@@ -128,5 +132,5 @@ fn parse_inner(file_name: &str, source: &str) -> Result<ir::Test, Diagnostic> {
             .expected(format!("one of {}", SUPPORTED_ARCHS.join(", "))));
         }
     };
-    common::parse_table_test(lx, dialect.arch().name(), &|_| Ok(dialect))
+    table::parse_table_test(lx, dialect.arch().name(), &|_| Ok(dialect))
 }

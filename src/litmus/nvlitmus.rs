@@ -34,16 +34,17 @@
 //! (`Ok`) under the PTX 7.5 model. Weak accesses are `.weak`, volatile ones
 //! `.relaxed.sys`, as in PTX.
 //!
-//! Aliases map onto the herd-style declarations of [`super::common`]:
+//! Aliases map onto the herd-style declarations of [`super::table`]:
 //! `physically aliases` → `@ generic aliases`, `.surfref/.texref/.conref
 //! ... virtually aliases` → `@ surface/texture/constant aliases`.
 //! [`to_herd`] writes a test in the herd-style PTX form (`litmix convert`).
 
 use std::collections::{HashMap, HashSet};
 
-use super::common::{Cursor, Dialect, LocTable, ThreadCtx, TokenParser};
+use super::dialect::{Cursor, Dialect, LocTable, ThreadCtx};
 use super::lexer::{Lexer, Tok, Token};
 use super::ptx;
+use super::token_parser::TokenParser;
 use crate::diag::Diagnostic;
 use crate::exec::value_text;
 use crate::ir::{

@@ -26,7 +26,7 @@
 //! and ignore geometry qualifiers (`.b`, `.1d`, `.v4`, `.clamp`, ...) and
 //! coordinates (`[surf, r1]`, `[tex, {r1, r2}]`): a reference is one
 //! location. Texture and constant loads are weak only. Aliases are declared
-//! in the init block (`y @ generic aliases x;`, see [`super::common`]).
+//! in the init block (`y @ generic aliases x;`, see [`super::table`]).
 //!
 //! `S` is `.cta`, `.gpu` or `.sys`. State spaces (`.global`, `.shared`, ...)
 //! and types (`.u32`, `.b64`, ...) are accepted and ignored. Atomic ops:
@@ -49,7 +49,7 @@
 //! location stands for its address (as `&x` does). Destinations must be
 //! registers.
 
-use super::common::{Cursor, Dialect, ThreadCtx};
+use super::dialect::{Cursor, Dialect, ThreadCtx};
 use crate::diag::Diagnostic;
 use crate::ir::{
     Address, Arch, BarrierKind, BinOp, CmpOp, InstrKind, Operand, Pos, Proxy, Reg, RmwOp, Value,

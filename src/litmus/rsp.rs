@@ -26,7 +26,7 @@
 //! [`decode`] turns such an IR instruction back into the machine's
 //! [`Op`]; it is the only reader of the tags above.
 
-use super::common::{Cursor, Dialect, ThreadCtx};
+use super::dialect::{Cursor, Dialect, ThreadCtx};
 use crate::diag::Diagnostic;
 use crate::ir::{self, Address, Arch, BinOp, CmpOp, InstrKind, LocId, Operand, Reg, RmwOp, Value};
 use crate::litmus::lexer::Tok;

@@ -25,7 +25,7 @@
 //! immediately follows it (no label in between) becomes a `Branch` comparing
 //! the `CMP` operands.
 
-use super::common::{Cursor, Dialect, ThreadCtx};
+use super::dialect::{Cursor, Dialect, ThreadCtx};
 use crate::diag::Diagnostic;
 use crate::ir::{Address, Arch, BinOp, CmpOp, InstrKind, Operand, Pos, Reg, RmwOp, Value};
 use crate::litmus::lexer::Tok;
