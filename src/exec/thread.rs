@@ -581,6 +581,7 @@ fn resolve_addr(
                 None => {
                     let mut reads = BTreeSet::new();
                     v.reads(&mut reads);
+                    let shared = Rc::new(reads.clone());
                     let mut out = Vec::with_capacity(num_locs);
                     for l in 0..num_locs {
                         let mut s = clone_state(&st);
@@ -588,7 +589,7 @@ fn resolve_addr(
                             cmp: CmpOp::Eq,
                             a: v.clone(),
                             b: Rc::new(Sym::Const(Value::Addr(l))),
-                            reads: Rc::new(reads.clone()),
+                            reads: shared.clone(),
                         });
                         out.push((s, l, reads.clone()));
                     }

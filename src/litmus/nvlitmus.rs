@@ -539,20 +539,15 @@ fn parse_thread(
     // The tokens of one instruction, up to its ';' (one buffer for all).
     let mut toks = Vec::new();
     loop {
-        let first = p.next()?;
-        if first.is_punct("}") {
+        let mut t = p.next()?;
+        if t.is_punct("}") {
             return Ok(());
         }
-        if first.is_eof() {
-            return Err(p.unexpected(&first, "'}' to end the thread"));
+        if t.is_eof() {
+            return Err(p.unexpected(&t, "'}' to end the thread"));
         }
         toks.clear();
-        let mut next = Some(first);
         let end = loop {
-            let t = match next.take() {
-                Some(t) => t,
-                None => p.next()?,
-            };
             if t.is_punct(";") {
                 break t.pos;
             }
@@ -563,6 +558,7 @@ fn parse_thread(
                     .expected("';'"));
             }
             toks.push(t);
+            t = p.next()?;
         };
         // A trailing `== v` constrains the value the load returns.
         let mut constraint = None;

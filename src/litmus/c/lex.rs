@@ -5,13 +5,13 @@ use crate::diag::Diagnostic;
 use crate::lex_util;
 use crate::litmus::lexer::{Lexer, Tok, Token};
 
-pub(super) const C_PUNCTS: &[&str] = &[
+const C_PUNCTS: &[&str] = &[
     "/\\", "\\/", "&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "++", "--", "+=", "-=", "->",
     "{", "}", "(", ")", "[", "]", ";", ",", ":", "=", "<", ">", "!", "~", "&", "|", "^", "+", "-",
     "*", "/", "%", "?", ".", "@",
 ];
 
-pub(super) static C_PUNCT_TABLE: std::sync::LazyLock<lex_util::PunctTable> =
+static C_PUNCT_TABLE: std::sync::LazyLock<lex_util::PunctTable> =
     std::sync::LazyLock::new(|| lex_util::PunctTable::new(C_PUNCTS));
 
 /// An on-demand tokenizer for C code: `//` and `/* */` comments, and
@@ -42,7 +42,7 @@ impl CLex<'_> {
     }
 
     /// Whether `other` is at the same place with the same comment rule.
-    pub(super) fn same_place(&self, other: &CLex<'_>) -> bool {
+    fn same_place(&self, other: &CLex<'_>) -> bool {
         self.ocaml == other.ocaml && self.lx.same_place(&other.lx)
     }
 

@@ -40,7 +40,7 @@ impl LocFacts {
     }
 
     /// Marks `l` (and its whole array) atomic.
-    pub(super) fn set_atomic(&mut self, l: LocId) {
+    fn set_atomic(&mut self, l: LocId) {
         let b = self.base(l);
         match self.arrays.get(&b) {
             Some(es) => self.atomic.extend(es.iter().copied()),
@@ -70,7 +70,7 @@ pub(super) struct Gen<'t> {
 }
 
 /// A memory order constant → its tag.
-pub(super) fn memory_order(name: &str) -> Option<&'static str> {
+fn memory_order(name: &str) -> Option<&'static str> {
     Some(match name {
         "memory_order_relaxed" => "RLX",
         "memory_order_consume" | "memory_order_acquire" => "ACQ",
@@ -82,7 +82,7 @@ pub(super) fn memory_order(name: &str) -> Option<&'static str> {
 }
 
 /// A memory scope constant → its tag (OpenCL and CUDA-style names).
-pub(super) fn memory_scope(name: &str) -> Option<&'static str> {
+fn memory_scope(name: &str) -> Option<&'static str> {
     Some(match name {
         "memory_scope_work_item" | "memory_scope_thread" | "memory_scope_wi" => "WI",
         "memory_scope_work_group"
@@ -99,16 +99,16 @@ pub(super) fn memory_scope(name: &str) -> Option<&'static str> {
     })
 }
 
-pub(super) const ORDER_EXPECTED: &str =
+const ORDER_EXPECTED: &str =
     "a memory order: memory_order_relaxed, _acquire, _release, _acq_rel or _seq_cst";
-pub(super) const SCOPE_EXPECTED: &str = "a memory scope: memory_scope_work_item, _work_group, _device or _all_svm_devices (or CUDA-style _thread, _block, _device, _system)";
+const SCOPE_EXPECTED: &str = "a memory scope: memory_scope_work_item, _work_group, _device or _all_svm_devices (or CUDA-style _thread, _block, _device, _system)";
 
 impl Gen<'_> {
     pub(super) fn err(&self, pos: Pos, msg: impl Into<String>) -> Diagnostic {
         Diagnostic::new(self.file, pos, msg)
     }
 
-    pub(super) fn tmp(&mut self) -> Reg {
+    fn tmp(&mut self) -> Reg {
         self.ntmp += 1;
         format!("%t{}", self.ntmp - 1)
     }
@@ -118,7 +118,7 @@ impl Gen<'_> {
         format!("%L{}", self.nlabel - 1)
     }
 
-    pub(super) fn emit(&mut self, kind: InstrKind, tags: Vec<&str>) {
+    fn emit(&mut self, kind: InstrKind, tags: Vec<&str>) {
         let mut all = vec!["C".to_string()];
         all.extend(tags.into_iter().map(str::to_string));
         self.code.push(Instr {
@@ -129,11 +129,11 @@ impl Gen<'_> {
         });
     }
 
-    pub(super) fn emit_label(&mut self, l: &str) {
+    fn emit_label(&mut self, l: &str) {
         self.emit(InstrKind::Label(l.to_string()), vec![]);
     }
 
-    pub(super) fn set_stmt(&mut self, pos: Pos, span: (usize, usize)) {
+    fn set_stmt(&mut self, pos: Pos, span: (usize, usize)) {
         self.pos = pos;
         self.text = squash(&self.src[span.0..span.1.min(self.src.len())]);
     }
@@ -145,7 +145,7 @@ impl Gen<'_> {
         Ok(())
     }
 
-    pub(super) fn check_assignable(&self, name: &str, pos: Pos) -> Result<(), Diagnostic> {
+    fn check_assignable(&self, name: &str, pos: Pos) -> Result<(), Diagnostic> {
         if self.params.contains_key(name) {
             return Err(self
                 .err(
@@ -157,7 +157,7 @@ impl Gen<'_> {
         Ok(())
     }
 
-    pub(super) fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
+    fn stmt(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         self.set_stmt(s.pos, s.span);
         match &s.kind {
             StmtKind::Decl(name, init) => {
@@ -247,7 +247,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn assign(&mut self, name: &str, e: &Expr) -> Result<(), Diagnostic> {
+    fn assign(&mut self, name: &str, e: &Expr) -> Result<(), Diagnostic> {
         match self.expr(e, Some(name))? {
             Some(Operand::Reg(r)) if r == name => Ok(()),
             Some(v) => {
@@ -278,11 +278,7 @@ impl Gen<'_> {
 
     /// Compiles `e`; its value is returned (`None` for a void call). `dst`
     /// is a register the value may be put into directly.
-    pub(super) fn expr(
-        &mut self,
-        e: &Expr,
-        dst: Option<&str>,
-    ) -> Result<Option<Operand>, Diagnostic> {
+    fn expr(&mut self, e: &Expr, dst: Option<&str>) -> Result<Option<Operand>, Diagnostic> {
         let dest = |g: &mut Self| dst.map(str::to_string).unwrap_or_else(|| g.tmp());
         Ok(Some(match &e.kind {
             ExprKind::Int(v) => Operand::Imm(Value::Int(*v)),
@@ -543,7 +539,7 @@ impl Gen<'_> {
     /// Tags of a plain access: non-atomic, `VOL` added when the pointer
     /// is volatile (volatile gives no inter-thread guarantee in C11 or
     /// OpenCL C: the access stays non-atomic, docs/decisions.md issue 8).
-    pub(super) fn plain_tags(&self, volatile: bool) -> Vec<&'static str> {
+    fn plain_tags(&self, volatile: bool) -> Vec<&'static str> {
         if volatile {
             vec!["NA", "VOL"]
         } else {
@@ -551,7 +547,7 @@ impl Gen<'_> {
         }
     }
 
-    pub(super) fn atomic_loc(&mut self, p: &Expr) -> Result<Address, Diagnostic> {
+    fn atomic_loc(&mut self, p: &Expr) -> Result<Address, Diagnostic> {
         let (addr, _) = self.pointer(p)?;
         match &addr {
             Address::Loc(l) => self.facts.set_atomic(*l),
@@ -563,14 +559,14 @@ impl Gen<'_> {
         Ok(addr)
     }
 
-    pub(super) fn ident_arg<'e>(&self, e: &'e Expr, expected: &str) -> Result<&'e str, Diagnostic> {
+    fn ident_arg<'e>(&self, e: &'e Expr, expected: &str) -> Result<&'e str, Diagnostic> {
         match &e.kind {
             ExprKind::Var(n) => Ok(n),
             _ => Err(self.err(e.pos, "unexpected expression").expected(expected)),
         }
     }
 
-    pub(super) fn order_arg(&self, e: &Expr) -> Result<&'static str, Diagnostic> {
+    fn order_arg(&self, e: &Expr) -> Result<&'static str, Diagnostic> {
         let n = self.ident_arg(e, ORDER_EXPECTED)?;
         memory_order(n).ok_or_else(|| {
             self.err(e.pos, format!("unknown memory order '{n}'"))
@@ -578,7 +574,7 @@ impl Gen<'_> {
         })
     }
 
-    pub(super) fn scope_arg(&self, e: &Expr) -> Result<&'static str, Diagnostic> {
+    fn scope_arg(&self, e: &Expr) -> Result<&'static str, Diagnostic> {
         let n = self.ident_arg(e, SCOPE_EXPECTED)?;
         memory_scope(n).ok_or_else(|| {
             self.err(e.pos, format!("unknown memory scope '{n}'"))
@@ -587,11 +583,7 @@ impl Gen<'_> {
     }
 
     /// Fence flags `CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE` → region tags.
-    pub(super) fn flags_arg(
-        &self,
-        e: &Expr,
-        out: &mut Vec<&'static str>,
-    ) -> Result<(), Diagnostic> {
+    fn flags_arg(&self, e: &Expr, out: &mut Vec<&'static str>) -> Result<(), Diagnostic> {
         const EXPECTED: &str =
             "fence flags: CLK_GLOBAL_MEM_FENCE, CLK_LOCAL_MEM_FENCE or both joined by '|'";
         match &e.kind {
@@ -625,7 +617,7 @@ impl Gen<'_> {
 
     /// Memory order, scope and remote flag from the trailing arguments of an
     /// `_explicit` call: `args` are those after the operands.
-    pub(super) fn order_scope(
+    fn order_scope(
         &self,
         call: &Expr,
         name: &str,
@@ -678,13 +670,7 @@ impl Gen<'_> {
         Ok((os, scope, remote))
     }
 
-    pub(super) fn arity(
-        &self,
-        call: &Expr,
-        name: &str,
-        args: &[Expr],
-        n: usize,
-    ) -> Result<(), Diagnostic> {
+    fn arity(&self, call: &Expr, name: &str, args: &[Expr], n: usize) -> Result<(), Diagnostic> {
         if args.len() < n {
             return Err(self
                 .err(call.pos, format!("'{name}' needs at least {n} argument(s)"))
@@ -945,6 +931,6 @@ impl Gen<'_> {
 }
 
 /// Source text on one line, whitespace collapsed.
-pub(super) fn squash(s: &str) -> String {
+fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -23,7 +23,7 @@ pub(super) struct Parser<'a> {
 
 /// Whether herd's `S128` variant (128-bit values) is set: by the test's
 /// header or by `--variant S128`.
-pub(super) fn has_s128_variant(src: &str) -> bool {
+fn has_s128_variant(src: &str) -> bool {
     crate::models::variant_is_set("S128")
         || src
             .lines()
@@ -36,7 +36,7 @@ pub(super) fn has_s128_variant(src: &str) -> bool {
 }
 
 /// Words that may start a declaration or qualify a parameter type.
-pub(super) fn is_type_word(w: &str) -> bool {
+fn is_type_word(w: &str) -> bool {
     matches!(
         w,
         "int"
@@ -81,7 +81,7 @@ pub(super) fn is_type_word(w: &str) -> bool {
         && !w.starts_with("atomic_flag")
 }
 
-pub(super) const STMT_EXPECTED: &str = "a statement: a declaration, an assignment, '*p = e;', a call, 'if', 'while', 'do', 'for' or a block";
+const STMT_EXPECTED: &str = "a statement: a declaration, an assignment, '*p = e;', a call, 'if', 'while', 'do', 'for' or a block";
 
 impl TokenParser for Parser<'_> {
     fn file(&self) -> &str {
@@ -115,7 +115,7 @@ impl<'a> Parser<'a> {
         table::parse_init_block(self, |p| p.parse_init_entry(locs, facts, reg_inits))
     }
 
-    pub(super) fn parse_init_entry(
+    fn parse_init_entry(
         &mut self,
         locs: &mut LocTable,
         facts: &mut LocFacts,
@@ -208,7 +208,7 @@ impl<'a> Parser<'a> {
 
     /// Declares location `name` of the init entry at `pos` with value `v`;
     /// a second declaration of the same location is an error.
-    pub(super) fn declare_loc(
+    fn declare_loc(
         &self,
         locs: &mut LocTable,
         name: &str,
@@ -223,7 +223,7 @@ impl<'a> Parser<'a> {
 
     /// `type a[N] = {v0, v1, ...}` or `type a[N]`: locations `a` (element
     /// 0) and `a[1]` ... `a[N-1]`.
-    pub(super) fn parse_array(
+    fn parse_array(
         &mut self,
         locs: &mut LocTable,
         facts: &mut LocFacts,
@@ -287,7 +287,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    pub(super) fn init_value(&mut self, locs: &mut LocTable) -> Result<Value, Diagnostic> {
+    fn init_value(&mut self, locs: &mut LocTable) -> Result<Value, Diagnostic> {
         let t = self.next()?;
         match &t.tok {
             Tok::Int(v) => Ok(Value::Int(*v)),
@@ -380,7 +380,7 @@ impl<'a> Parser<'a> {
     /// `wg 0, dev 0` (or `cta 0, gpu 0`): the levels, in any order; or
     /// `cpu N` (`cpu` alone is CPU 0) for a thread on a CPU of a compound
     /// system (scoped C/C++ to x86+PTX, docs/mappings.md).
-    pub(super) fn parse_placement(&mut self, thread: usize) -> Result<Vec<ScopeLevel>, Diagnostic> {
+    fn parse_placement(&mut self, thread: usize) -> Result<Vec<ScopeLevel>, Diagnostic> {
         let mut wg: Option<u32> = None;
         let mut dev: Option<u32> = None;
         if self.peek()?.is_ident("cpu") {
@@ -441,7 +441,7 @@ impl<'a> Parser<'a> {
         ])
     }
 
-    pub(super) fn parse_param(&mut self) -> Result<Param, Diagnostic> {
+    fn parse_param(&mut self) -> Result<Param, Diagnostic> {
         let mut p = Param {
             name: String::new(),
             pos: Pos::default(),
@@ -494,7 +494,7 @@ impl<'a> Parser<'a> {
     // ---- statements ------------------------------------------------------
 
     /// Statements up to the `}` closing a block opened at `open`.
-    pub(super) fn parse_block_rest(&mut self, open: Pos) -> Result<Vec<Stmt>, Diagnostic> {
+    fn parse_block_rest(&mut self, open: Pos) -> Result<Vec<Stmt>, Diagnostic> {
         self.enter(open)?;
         let mut out = Vec::new();
         loop {
@@ -518,12 +518,12 @@ impl<'a> Parser<'a> {
     }
 
     /// A statement as a body: a block's statements or one statement.
-    pub(super) fn parse_body(&mut self) -> Result<Vec<Stmt>, Diagnostic> {
+    fn parse_body(&mut self) -> Result<Vec<Stmt>, Diagnostic> {
         self.parse_stmt()
     }
 
     /// One statement (a declaration list may give several).
-    pub(super) fn parse_stmt(&mut self) -> Result<Vec<Stmt>, Diagnostic> {
+    fn parse_stmt(&mut self) -> Result<Vec<Stmt>, Diagnostic> {
         let t = self.peek()?;
         let pos = t.pos;
         let start = t.start;
@@ -649,7 +649,7 @@ impl<'a> Parser<'a> {
 
     /// A declaration, an assignment or an expression, with its `;` when
     /// `semi` (a `for` header's step has none).
-    pub(super) fn parse_simple_stmt(&mut self, semi: bool) -> Result<Vec<Stmt>, Diagnostic> {
+    fn parse_simple_stmt(&mut self, semi: bool) -> Result<Vec<Stmt>, Diagnostic> {
         let t = self.peek()?;
         let pos = t.pos;
         let start = t.start;
@@ -778,7 +778,7 @@ impl<'a> Parser<'a> {
 
     // ---- expressions -----------------------------------------------------
 
-    pub(super) fn parse_expr(&mut self) -> Result<Expr, Diagnostic> {
+    fn parse_expr(&mut self) -> Result<Expr, Diagnostic> {
         let pos = self.peek()?.pos;
         self.enter(pos)?;
         let e = self.parse_bin(0);
@@ -790,7 +790,7 @@ impl<'a> Parser<'a> {
     /// or tighter, by precedence climbing: the same trees as one
     /// left-associative recursive-descent function per level, with one
     /// look at the token after each operand instead of one per level.
-    pub(super) fn parse_bin(&mut self, min_level: usize) -> Result<Expr, Diagnostic> {
+    fn parse_bin(&mut self, min_level: usize) -> Result<Expr, Diagnostic> {
         const LEVELS: &[&[&str]] = &[
             &["||"],
             &["&&"],
@@ -847,7 +847,7 @@ impl<'a> Parser<'a> {
         Ok(lhs)
     }
 
-    pub(super) fn parse_unary(&mut self) -> Result<Expr, Diagnostic> {
+    fn parse_unary(&mut self) -> Result<Expr, Diagnostic> {
         let t = self.peek()?;
         let pos = t.pos;
         let start = t.start;
@@ -897,7 +897,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    pub(super) fn parse_primary(&mut self) -> Result<Expr, Diagnostic> {
+    fn parse_primary(&mut self) -> Result<Expr, Diagnostic> {
         const EXPECTED: &str = "an expression: a number, a variable, '*p', a call or '('";
         let t = self.next()?;
         let pos = t.pos;
