@@ -102,6 +102,7 @@ fn enumerated(mapping: &str, bound: usize, no_reduce: bool, every: usize) -> usi
         count_only: false,
         orders: Vec::new(),
         no_reduce,
+        no_cycle_cut: false,
     };
     let progs = verify::programs(&m, &o);
     for (_, p) in &progs {

@@ -66,6 +66,35 @@ pub struct CheckOptions {
     /// Live counters a caller may watch while the test runs (the CLI's
     /// progress line for long tests). One per test.
     pub progress: Option<std::sync::Arc<Progress>>,
+    /// Final states the caller does not need: a complete candidate reaching
+    /// one is counted but not judged, a reads-from choice whose every
+    /// coherence order reaches one is not searched further, and those
+    /// states are left out of the result (whether the model allows them is
+    /// not decided). `verify-mapping` skips the source's SC states in the
+    /// target run and all but the target's other states in the source run
+    /// (docs/mappings.md, "Checking a program in a campaign"). `None`
+    /// judges every candidate.
+    pub skip: Option<std::sync::Arc<StateFilter>>,
+}
+
+/// The final states [`CheckOptions::skip`] leaves unjudged.
+#[derive(Debug, Default)]
+pub struct StateFilter {
+    /// For each component of a listed state, the index of its term among
+    /// the test's observed terms ([`observed_terms`]).
+    pub positions: Vec<usize>,
+    /// The listed states, each giving the values at `positions`.
+    pub states: std::collections::HashSet<Vec<Value>>,
+    /// `false`: the listed states are skipped; `true`: every other state is.
+    pub only: bool,
+}
+
+impl StateFilter {
+    /// Whether the full observed state `state` is skipped.
+    pub fn skips(&self, state: &[Value]) -> bool {
+        let key: Vec<Value> = self.positions.iter().map(|&p| state[p]).collect();
+        self.states.contains(&key) != self.only
+    }
 }
 
 /// Counters the search updates as it goes (relaxed atomics).
@@ -92,6 +121,7 @@ impl Default for CheckOptions {
             co_native: true,
             timeout: None,
             progress: None,
+            skip: None,
         }
     }
 }
@@ -1040,6 +1070,10 @@ impl RfSearch<'_, '_> {
         regs: &BTreeMap<(usize, String), Value>,
     ) -> Result<(), CheckError> {
         let skel = self.skel;
+        let lasts: Vec<&[usize]> = skel.writes_by_loc.iter().map(Vec::as_slice).collect();
+        if self.all_states_skipped(regs, vals, &lasts) {
+            return Ok(());
+        }
         let base_co = self.base_co.clone();
         if self.cut(&base_co, bar, true, self.co_below[skel.writes_by_loc.len()])? {
             return Ok(());
@@ -1153,8 +1187,13 @@ impl RfSearch<'_, '_> {
         }
         let rf = &self.rf;
         let chosen: Vec<&Vec<usize>> = cs.order.iter().collect();
-        let env = CandidateEnv::new(skel, rf, co, bar).lenient(self.opts.lenient);
         let (state, sat, interesting) = self.judge_state(regs, &chosen, vals);
+        if let Some(skip) = &self.opts.skip
+            && skip.skips(&state)
+        {
+            return Ok(());
+        }
+        let env = CandidateEnv::new(skel, rf, co, bar).lenient(self.opts.lenient);
         let explain_allowed =
             self.opts.why && interesting && !self.res.allowed_why.iter().any(|a| a.state == state);
         let outcome = if explain_allowed {
@@ -1269,6 +1308,51 @@ impl RfSearch<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// Whether every final state the current `rf` choice can end in is
+    /// skipped ([`CheckOptions::skip`]), when each location `l` may end with
+    /// the value of any write of `lasts[l]` (or its initial value when that
+    /// is empty): then no candidate below needs judging. The registers are
+    /// fixed by `rf`.
+    fn all_states_skipped(
+        &self,
+        regs: &BTreeMap<(usize, String), Value>,
+        vals: &[Option<Value>],
+        lasts: &[&[usize]],
+    ) -> bool {
+        /// Beyond this many combinations of last writes, judge as usual.
+        const MAX_COMBINATIONS: usize = 64;
+        let Some(skip) = &self.opts.skip else {
+            return false;
+        };
+        let combos = lasts
+            .iter()
+            .try_fold(1usize, |n, w| n.checked_mul(w.len().max(1)))
+            .unwrap_or(usize::MAX);
+        if combos > MAX_COMBINATIONS {
+            return false;
+        }
+        // `last[l]`: the one write taken as last at location `l` (or none).
+        let mut pick = vec![0usize; lasts.len()];
+        let mut last: Vec<Vec<usize>> = lasts
+            .iter()
+            .map(|w| w.first().copied().into_iter().collect())
+            .collect();
+        loop {
+            let orders: Vec<&Vec<usize>> = last.iter().collect();
+            if !skip.skips(&self.final_state(regs, &orders, vals)) {
+                return false;
+            }
+            if !next_choice(&mut pick, |l| lasts[l].len().max(1)) {
+                return true;
+            }
+            for (l, w) in lasts.iter().enumerate() {
+                if let Some(&e) = w.get(pick[l]) {
+                    last[l] = vec![e];
+                }
+            }
+        }
     }
 
     /// Final register values per thread (only the observed ones).

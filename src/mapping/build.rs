@@ -707,6 +707,7 @@ mod tests {
                 count_only: false,
                 orders: Vec::new(),
                 no_reduce: true,
+                no_cycle_cut: false,
             };
             if name.starts_with("opencl") {
                 o.bound = 2;

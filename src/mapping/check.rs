@@ -255,8 +255,19 @@ pub fn check_test_with(
         None
     };
     if let Some(sc) = sc {
-        let tgt_res = run(&report.compiled.test, &target_model, cache, &opts.check)?;
+        // The target run need not judge candidates reaching an SC state:
+        // those states are source-allowed anyway. `target_states` then
+        // holds the states outside the SC set only.
         let compiled = &report.compiled;
+        let check_opts = filtered(
+            &opts.check,
+            &compiled.test,
+            &names,
+            &|n| compiled.term_name(n),
+            sc.iter().cloned().collect(),
+            false,
+        );
+        let tgt_res = run(&compiled.test, &target_model, cache, &check_opts)?;
         report.target_states = project(&tgt_res, &names, &|n| compiled.term_name(n))?;
         if report.target_states.iter().all(|s| sc.contains(s)) {
             report.source_states = sc.into_iter().collect();
@@ -264,8 +275,23 @@ pub fn check_test_with(
             report.source_model_ran = false;
             return Ok(report);
         }
-        let src_res = run(&report.source, &m.source, cache, &opts.check)?;
-        report.source_states = project(&src_res, &names, &|n| n.to_string())?;
+        // The program cannot race: the source run only has to decide the
+        // target's states outside the SC set. `source_states` then holds
+        // those of them the source allows, and the SC states.
+        let src_opts = filtered(
+            &opts.check,
+            &report.source,
+            &names,
+            &|n| n.to_string(),
+            report.target_states.iter().cloned().collect(),
+            true,
+        );
+        let src_res = run(&report.source, &m.source, cache, &src_opts)?;
+        let mut states: BTreeSet<Vec<Value>> = project(&src_res, &names, &|n| n.to_string())?
+            .into_iter()
+            .collect();
+        states.extend(sc);
+        report.source_states = states.into_iter().collect();
         report.undefined_flags = undefined(m, &src_res);
         if !report.undefined_flags.is_empty() {
             // Cannot happen for a race-free program; answer as the plain
@@ -289,6 +315,40 @@ pub fn check_test_with(
         report.why = explain(m, &report, &terms, &target_model, cache, opts)?;
     }
     Ok(report)
+}
+
+/// `opts` with a [`StateFilter`](crate::exec::StateFilter) over `test`:
+/// `states` give the values of the terms `names` (renamed for `test` by
+/// `rename`) and are skipped, or with `only` all others are. Unchanged when
+/// `test` does not observe one of the terms.
+fn filtered(
+    opts: &CheckOptions,
+    test: &Test,
+    names: &[String],
+    rename: &dyn Fn(&str) -> String,
+    states: std::collections::HashSet<Vec<Value>>,
+    only: bool,
+) -> CheckOptions {
+    let observed: Vec<String> = crate::exec::observed_terms(test)
+        .iter()
+        .map(|t| crate::exec::term_name(test, t))
+        .collect();
+    let positions: Option<Vec<usize>> = names
+        .iter()
+        .map(|n| {
+            let tn = rename(n);
+            observed.iter().position(|o| *o == tn)
+        })
+        .collect();
+    let mut out = opts.clone();
+    if let Some(positions) = positions {
+        out.skip = Some(std::sync::Arc::new(crate::exec::StateFilter {
+            positions,
+            states,
+            only,
+        }));
+    }
+    out
 }
 
 /// The source flags of `r` that `m` calls undefined.

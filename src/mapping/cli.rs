@@ -281,6 +281,10 @@ pub struct VerifyMappingArgs {
     /// canonical enumeration, to cross-check them.
     #[arg(long)]
     pub no_reduce: bool,
+    /// Keep programs without a communication cycle (docs/mappings.md,
+    /// "Reductions", item 13), to cross-check that cut alone.
+    #[arg(long)]
+    pub no_cycle_cut: bool,
     #[command(flatten)]
     pub limits: MappingLimits,
 }
@@ -327,6 +331,7 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
         count_only: a.count,
         orders: a.orders.clone(),
         no_reduce: a.no_reduce,
+        no_cycle_cut: a.no_cycle_cut,
     };
     if let Some(bad) = a
         .orders

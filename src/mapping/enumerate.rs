@@ -37,7 +37,7 @@ impl OpKind {
 
 /// Memory orders by kind, as indices into [`super::format::ORDERS`]
 /// (`na rlx acq rel acq_rel sc`).
-fn orders(kind: OpKind) -> &'static [u8] {
+pub(crate) fn orders(kind: OpKind) -> &'static [u8] {
     match kind {
         OpKind::Load => &[0, 1, 2, 5],
         OpKind::Store => &[0, 1, 3, 5],
@@ -165,6 +165,14 @@ pub struct Reduce {
     /// covered threads (the same `incl`, hence the same behaviours in
     /// `sc11`, `ptx6` and `cmm`; docs/mappings.md, "Reductions", item 11).
     pub placements: bool,
+    /// Skip programs without a communication cycle
+    /// ([`communication_cycle`]): every execution the target allows is
+    /// then sequentially consistent, hence allowed by the source (`sc11`,
+    /// `rc11` with the race cuts; targets `ptx6`, `cmm`, `x86tso`;
+    /// docs/mappings.md, "Reductions", item 13). Programs are then
+    /// generated skeleton first (kinds and locations), so that skeletons
+    /// without a cycle cost nothing.
+    pub cycles: bool,
     /// Scope inclusion for the heterogeneous-race cut follows remote-scope
     /// promotion (`opencl-rsp`): a remote operation whose scope includes
     /// the other's thread is inclusive with it whatever the other's scope.
@@ -180,6 +188,7 @@ impl Reduce {
             edge_fences: true,
             stronger_orders: true,
             placements: true,
+            cycles: true,
             remote_promotion: false,
         }
     }
@@ -655,13 +664,14 @@ pub fn for_each_of_size_while(space: &Space, n: usize, f: &mut dyn FnMut(&Progra
         placements(space, sizes.len(), &mut Vec::new(), &mut |places| {
             all.push(places.to_vec())
         });
-        for places in &all {
-            if !go {
-                return;
-            }
-            // Placements that may realise this one's scope coverage with
-            // fewer instances (the placement cut).
-            let coarser: Vec<&[Place]> = if space.reduce.placements {
+        // Placements that may realise each one's scope coverage with fewer
+        // instances (the placement cut).
+        let coarser: Vec<Vec<&[Place]>> = all
+            .iter()
+            .map(|places| {
+                if !space.reduce.placements {
+                    return Vec::new();
+                }
                 all.iter()
                     .filter(|q| {
                         q.iter()
@@ -671,19 +681,104 @@ pub fn for_each_of_size_while(space: &Space, n: usize, f: &mut dyn FnMut(&Progra
                     })
                     .map(Vec::as_slice)
                     .collect()
-            } else {
-                Vec::new()
-            };
-            let mut threads: Vec<Thread> = places
+            })
+            .collect();
+        let mut annotate = |skeleton: Option<&[Thread]>, go: &mut bool| {
+            for (places, coarser) in all.iter().zip(&coarser) {
+                if !*go {
+                    return;
+                }
+                let mut threads: Vec<Thread> = places
+                    .iter()
+                    .map(|&place| Thread {
+                        place,
+                        ops: Vec::new(),
+                    })
+                    .collect();
+                let fixed = Fixed { sizes, skeleton };
+                *go = fill(space, &fixed, 0, 0, &mut threads, coarser, f);
+            }
+        };
+        if space.reduce.cycles {
+            let mut skeleton: Vec<Thread> = sizes
                 .iter()
-                .map(|&place| Thread {
-                    place,
+                .map(|_| Thread {
+                    place: Place::Plain,
                     ops: Vec::new(),
                 })
                 .collect();
-            go = fill(space, sizes, 0, 0, &mut threads, &coarser, f);
+            skeletons(space, sizes, 0, 0, &mut skeleton, &mut |sk| {
+                if go && connected(sk) && communication_cycle(sk) {
+                    annotate(Some(sk), &mut go);
+                }
+            });
+        } else {
+            annotate(None, &mut go);
         }
     });
+}
+
+/// What [`fill`] keeps fixed: the thread sizes and, when programs are
+/// generated skeleton first, each operation's kind and location.
+struct Fixed<'a> {
+    sizes: &'a [usize],
+    skeleton: Option<&'a [Thread]>,
+}
+
+/// Calls `f` on every *skeleton* of threads of `sizes`: each operation's
+/// kind and location (numbered by first use), with placeholder orders and
+/// no placement. Skeletons with a thread starting or ending with a fence
+/// are skipped with the edge-fence cut, as [`fill`] skips them.
+fn skeletons(
+    space: &Space,
+    sizes: &[usize],
+    t: usize,
+    nlocs: u8,
+    threads: &mut Vec<Thread>,
+    f: &mut dyn FnMut(&[Thread]),
+) {
+    if t == sizes.len() {
+        if nlocs > 0 {
+            f(threads);
+        }
+        return;
+    }
+    let left = sizes[t] - threads[t].size();
+    if left == 0 {
+        skeletons(space, sizes, t + 1, nlocs, threads, f);
+        return;
+    }
+    for kind in [OpKind::Load, OpKind::Store, OpKind::Rmw, OpKind::Fence] {
+        if let Some(frag) = &space.fragment
+            && !frag.iter().any(|o| o.0 == kind)
+        {
+            continue;
+        }
+        let locs = if kind == OpKind::Fence {
+            if space.reduce.edge_fences && (threads[t].ops.is_empty() || left == kind.events()) {
+                continue;
+            }
+            0..=0
+        } else {
+            0..=nlocs.min(space.max_locations.saturating_sub(1) as u8)
+        };
+        for loc in locs {
+            threads[t].ops.push(Op {
+                kind,
+                order: 0,
+                scope: 0,
+                loc,
+                remote: false,
+            });
+            let used = if kind == OpKind::Fence {
+                nlocs
+            } else {
+                nlocs.max(loc + 1)
+            };
+            skeletons(space, sizes, t, used, threads, f);
+            threads[t].ops.pop();
+        }
+    }
 }
 
 /// (devices, work-groups) of a placement: the order the placement cut
@@ -837,13 +932,14 @@ fn placements(space: &Space, n: usize, cur: &mut Vec<Place>, f: &mut dyn FnMut(&
 /// Fills thread `t` from operation sizes, then the next threads.
 fn fill(
     space: &Space,
-    sizes: &[usize],
+    fixed: &Fixed<'_>,
     t: usize,
     nlocs: u8,
     threads: &mut Vec<Thread>,
     coarser: &[&[Place]],
     f: &mut dyn FnMut(&Program) -> bool,
 ) -> bool {
+    let sizes = fixed.sizes;
     if t == sizes.len() {
         if nlocs > 0
             && connected(threads)
@@ -873,10 +969,12 @@ fn fill(
         {
             return true;
         }
-        return fill(space, sizes, t + 1, nlocs, threads, coarser, f);
+        return fill(space, fixed, t + 1, nlocs, threads, coarser, f);
     }
+    // With a skeleton, this operation's kind and location are given.
+    let given = fixed.skeleton.map(|sk| sk[t].ops[threads[t].ops.len()]);
     for kind in [OpKind::Load, OpKind::Store, OpKind::Rmw, OpKind::Fence] {
-        if kind.events() > left {
+        if kind.events() > left || given.is_some_and(|g| g.kind != kind) {
             continue;
         }
         for &order in orders(kind) {
@@ -919,7 +1017,7 @@ fn fill(
                             continue;
                         }
                         threads[t].ops.push(op);
-                        let go = fill(space, sizes, t, nlocs, threads, coarser, f);
+                        let go = fill(space, fixed, t, nlocs, threads, coarser, f);
                         threads[t].ops.pop();
                         if !go {
                             return false;
@@ -927,6 +1025,9 @@ fn fill(
                         continue;
                     }
                     for loc in 0..=nlocs.min(space.max_locations.saturating_sub(1) as u8) {
+                        if given.is_some_and(|g| g.loc != loc) {
+                            continue;
+                        }
                         let op = Op {
                             kind,
                             order,
@@ -938,7 +1039,7 @@ fn fill(
                             continue;
                         }
                         threads[t].ops.push(op);
-                        let go = fill(space, sizes, t, nlocs.max(loc + 1), threads, coarser, f);
+                        let go = fill(space, fixed, t, nlocs.max(loc + 1), threads, coarser, f);
                         threads[t].ops.pop();
                         if !go {
                             return false;
@@ -983,6 +1084,90 @@ pub fn connected(threads: &[Thread]) -> bool {
         }
     }
     seen.count_ones() as usize == n
+}
+
+/// Whether the program could have a *communication cycle*: a cycle of
+/// at least two distinct threads `T1 .. Tk`, entering each `Ti` at an
+/// access `ai` and leaving it at the same access or at a later one `bi` on
+/// another location, with `bi` and `a(i+1)` (and `bk`, `a1`) conflicting
+/// (one location, one of them writes), and at least one thread left at a
+/// later access. An execution in which `po-loc | rf | co | fr` is acyclic
+/// and `po | rf | co | fr` is not has one on its shortest cycle
+/// (docs/mappings.md, "Reductions", item 13); without one, every such
+/// execution is sequentially consistent.
+pub fn communication_cycle(threads: &[Thread]) -> bool {
+    // Accesses per thread: (location, writes).
+    let acc: Vec<Vec<(u8, bool)>> = threads
+        .iter()
+        .map(|t| {
+            t.ops
+                .iter()
+                .filter(|o| o.kind != OpKind::Fence)
+                .map(|o| (o.loc, matches!(o.kind, OpKind::Store | OpKind::Rmw)))
+                .collect()
+        })
+        .collect();
+    let conflict = |a: (u8, bool), b: (u8, bool)| a.0 == b.0 && (a.1 || b.1);
+    // Depth-first over paths from thread 0's entry `first`: `seen` threads
+    // used, `last` the current exit, `turned` whether a thread changed
+    // location. Threads are numbered, so starting only at the smallest
+    // thread of the cycle finds every cycle once.
+    #[allow(clippy::too_many_arguments)]
+    fn go(
+        acc: &[Vec<(u8, bool)>],
+        conflict: &dyn Fn((u8, bool), (u8, bool)) -> bool,
+        start: usize,
+        first: (u8, bool),
+        seen: u32,
+        last: (u8, bool),
+        turned: bool,
+        len: usize,
+    ) -> bool {
+        if len >= 2 && turned && conflict(last, first) {
+            return true;
+        }
+        for (u, th) in acc.iter().enumerate().skip(start + 1) {
+            if seen & (1 << u) != 0 {
+                continue;
+            }
+            for (i, &a) in th.iter().enumerate() {
+                if !conflict(last, a) {
+                    continue;
+                }
+                for (j, &b) in th.iter().enumerate().skip(i) {
+                    if j > i && a.0 == b.0 {
+                        continue;
+                    }
+                    if go(
+                        acc,
+                        conflict,
+                        start,
+                        first,
+                        seen | 1 << u,
+                        b,
+                        turned || j > i,
+                        len + 1,
+                    ) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+    for (t, th) in acc.iter().enumerate() {
+        for (i, &a) in th.iter().enumerate() {
+            for (j, &b) in th.iter().enumerate().skip(i) {
+                if j > i && a.0 == b.0 {
+                    continue;
+                }
+                if go(&acc, &conflict, t, a, 1 << t, b, j > i, 1) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// A location is accessed either only non-atomically or only atomically
@@ -1032,6 +1217,71 @@ mod tests {
             fragment: None,
             reduce: Reduce::default(),
             dominated: Vec::new(),
+        }
+    }
+
+    /// Threads from `"Wx Ry | Wy Rx"`: `W`, `R`, `U` (RMW), `F` (fence),
+    /// then the location letter.
+    fn shape(text: &str) -> Vec<Thread> {
+        text.split('|')
+            .map(|t| Thread {
+                place: Place::Plain,
+                ops: t
+                    .split_whitespace()
+                    .map(|o| {
+                        let kind = match &o[..1] {
+                            "W" => OpKind::Store,
+                            "R" => OpKind::Load,
+                            "U" => OpKind::Rmw,
+                            _ => OpKind::Fence,
+                        };
+                        let loc = o.as_bytes().get(1).map_or(0, |c| c - b'x');
+                        Op {
+                            kind,
+                            order: 5,
+                            scope: 0,
+                            loc,
+                            remote: false,
+                        }
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn classic_shapes_have_communication_cycles() {
+        for s in [
+            "Wx Wy | Ry Rx",           // MP
+            "Wx Ry | Wy Rx",           // SB
+            "Rx Wy | Ry Wx",           // LB
+            "Wx Wy | Wy Wx",           // 2+2W
+            "Wx Wy | Ry Wx",           // S
+            "Wx Ry | Wy Wx",           // R
+            "Wx | Rx Wy | Ry Rx",      // WRC
+            "Wx | Wy | Rx Ry | Ry Rx", // IRIW
+            "Wx Wy | Ry Wz | Rz Rx",   // ISA2
+            "Wx F Ry | Wy F Rx",       // SB with fences
+            "Ux Ry | Uy Rx",           // SB with RMWs
+        ] {
+            assert!(communication_cycle(&shape(s)), "{s}");
+        }
+    }
+
+    #[test]
+    fn shapes_without_communication_cycles() {
+        for s in [
+            "Wx Wx | Rx Rx", // CoRR: one location
+            "Wx | Rx Rx",
+            "Rx Ry | Rx Ry", // no write
+            "Wx Wy | Rx",    // one thread changes location
+            "Wx Wy | Ry",
+            "Wx Ry | Wy",
+            "Wx Rx | Wx Rx", // each thread on one location
+            "Wx Wy | Ry Rz", // z is private
+            "Ux Uy | Rx",
+        ] {
+            assert!(!communication_cycle(&shape(s)), "{s}");
         }
     }
 

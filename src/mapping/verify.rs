@@ -42,6 +42,8 @@ pub struct Options {
     /// Turn the reductions of docs/mappings.md ("Reductions") off: the
     /// plain canonical enumeration, for differential checks.
     pub no_reduce: bool,
+    /// Turn the communication-cycle cut off (item 13), keeping the others.
+    pub no_cycle_cut: bool,
 }
 
 /// One counterexample.
@@ -256,6 +258,7 @@ fn base_space(m: &Mapping, o: &Options) -> Space {
         } else {
             let mut r = reductions(m, o.check.target_model.as_deref().unwrap_or(&m.target));
             r.placements &= !o.all_scopes;
+            r.cycles &= !o.no_cycle_cut;
             r
         },
     }
@@ -278,6 +281,8 @@ pub fn reductions(m: &Mapping, target: &str) -> Reduce {
             edge_fences: true,
             stronger_orders: true,
             placements: true,
+            // Needs every enumerated program statically race-free.
+            cycles: data && hetero,
             remote_promotion: false,
         },
         "rc11" => Reduce {
@@ -286,6 +291,7 @@ pub fn reductions(m: &Mapping, target: &str) -> Reduce {
             edge_fences: true,
             stronger_orders: true,
             placements: false,
+            cycles: data,
             remote_promotion: false,
         },
         // docs/mappings.md, "OpenCL": the race cuts and the twin cut hold
@@ -297,11 +303,16 @@ pub fn reductions(m: &Mapping, target: &str) -> Reduce {
             edge_fences: false,
             stronger_orders: true,
             placements: false,
+            cycles: false,
             remote_promotion: m.source == "opencl-rsp",
         },
         _ => Reduce::default(),
     };
     r.edge_fences &= matches!(target, "ptx6" | "cmm" | "x86tso") && fences_compile_to_fences(m);
+    // The communication-cycle cut rests on the target's SC-per-location
+    // and atomicity axioms for morally strong accesses (argued for `ptx6`,
+    // `cmm`, `x86tso`) and on each access compiling to one access.
+    r.cycles &= matches!(target, "ptx6" | "cmm" | "x86tso") && accesses_compile_to_accesses(m);
     // The placement cut rests on the argument of the scope merge (item 5)
     // for the models it was made for; it needs the merge itself (no rule
     // selects by scope).
@@ -309,75 +320,156 @@ pub fn reductions(m: &Mapping, target: &str) -> Reduce {
     r
 }
 
+/// The placements of a one-thread program on each placement class `m` has
+/// threads for, with the class name.
+fn class_places(m: &Mapping) -> Vec<(enumerate::Place, &'static str)> {
+    use enumerate::Place;
+    m.threads
+        .iter()
+        .map(|(c, _)| {
+            if c == "cpu" {
+                (Place::Cpu, "cpu")
+            } else if m.scopes.is_empty() {
+                (Place::Plain, "gpu")
+            } else {
+                (Place::Gpu { dev: 0, wg: 0 }, "gpu")
+            }
+        })
+        .collect()
+}
+
+/// The target code of the one-thread program `ops` placed at `place`
+/// (locations `x`, `y`, ...), compiled through the text path; `None` when
+/// it does not compile.
+fn compiled_thread(
+    m: &Mapping,
+    place: enumerate::Place,
+    ops: Vec<enumerate::Op>,
+    rmw_add: bool,
+) -> Option<Vec<crate::ir::Instr>> {
+    let p = Program {
+        threads: vec![enumerate::Thread { place, ops }],
+        rmw_add,
+    };
+    let text = p.to_c("one", "x=0");
+    let src = crate::litmus::parse_str("one.litmus", &text).ok()?;
+    let mut c = super::compile::compile(m, &src).ok()?;
+    Some(std::mem::take(&mut c.test.threads[0].code))
+}
+
+/// Every (kind, order, scope) the enumeration generates on a thread of
+/// placement class `cls` and `m` has a rule for, with the RMW operation it
+/// compiles for.
+fn constructs(
+    m: &Mapping,
+    cls: &str,
+    kinds: &[enumerate::OpKind],
+) -> Vec<(enumerate::OpKind, u8, u8, &'static str)> {
+    use super::format::SCOPES;
+    let mut out = Vec::new();
+    for &kind in kinds {
+        for &order in enumerate::orders(kind) {
+            for scope in 0..SCOPES.len() as u8 {
+                if (scope == 0) != (m.scopes.is_empty() || order == 0) {
+                    continue;
+                }
+                for rmw_op in ["exch", "add"] {
+                    let known = m.threads.iter().any(|(c, _)| {
+                        (c == "cpu") == (cls == "cpu")
+                            && compiles(m, (kind, order, scope, false), rmw_op)
+                    });
+                    if known && !(kind != enumerate::OpKind::Rmw && rmw_op == "add") {
+                        out.push((kind, order, scope, rmw_op));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn op(kind: enumerate::OpKind, order: u8, scope: u8, loc: u8) -> enumerate::Op {
+    enumerate::Op {
+        kind,
+        order,
+        scope,
+        loc,
+        remote: false,
+    }
+}
+
 /// Whether every fence the mapping compiles becomes target fences only (no
 /// access, no register move): each fence construct is compiled in a
 /// one-thread program `fence; r = *x` on every placement class, and the
 /// compiled thread must hold one load and otherwise fences.
 fn fences_compile_to_fences(m: &Mapping) -> bool {
-    use super::format::{ORDERS, SCOPES};
-    use enumerate::{Op, OpKind, Place, Thread};
-    let classes: Vec<Place> = m
-        .threads
-        .iter()
-        .map(|(c, _)| {
-            if c == "cpu" {
-                Place::Cpu
-            } else if m.scopes.is_empty() {
-                Place::Plain
-            } else {
-                Place::Gpu { dev: 0, wg: 0 }
-            }
-        })
-        .collect();
-    for place in classes {
-        for order in 0..ORDERS.len() as u8 {
-            for scope in 0..SCOPES.len() as u8 {
-                let cls = if place == Place::Cpu { "cpu" } else { "gpu" };
-                let fence = (OpKind::Fence, order, scope, false);
-                let known = m
-                    .threads
-                    .iter()
-                    .any(|(c, _)| (c == "cpu") == (cls == "cpu") && compiles(m, fence, "exch"));
-                if !known || (scope == 0) != m.scopes.is_empty() {
-                    continue;
-                }
-                let op = |kind, order, scope| Op {
-                    kind,
-                    order,
-                    scope,
-                    loc: 0,
-                    remote: false,
-                };
-                let p = Program {
-                    threads: vec![Thread {
-                        place,
-                        ops: vec![op(OpKind::Fence, order, scope), op(OpKind::Load, 0, 0)],
-                    }],
-                    rmw_add: false,
-                };
-                let text = p.to_c("fence", "x=0");
-                let Ok(src) = crate::litmus::parse_str("fence.litmus", &text) else {
-                    return false;
-                };
-                let Ok(c) = super::compile::compile(m, &src) else {
-                    return false;
-                };
-                let code = &c.test.threads[0].code;
-                let loads = code
-                    .iter()
-                    .filter(|i| matches!(i.kind, crate::ir::InstrKind::Load { .. }))
-                    .count();
-                let fences = code
-                    .iter()
-                    .filter(|i| matches!(i.kind, crate::ir::InstrKind::Fence))
-                    .count();
-                if loads != 1 || loads + fences != code.len() {
-                    return false;
-                }
-            }
-        }
-    }
-    true
+    use crate::ir::InstrKind;
+    use enumerate::OpKind;
+    class_places(m).into_iter().all(|(place, cls)| {
+        constructs(m, cls, &[OpKind::Fence])
+            .into_iter()
+            .all(|(kind, order, scope, _)| {
+                let ops = vec![op(kind, order, scope, 0), op(OpKind::Load, 0, 0, 0)];
+                compiled_thread(m, place, ops, false).is_some_and(|code| {
+                    let loads = code
+                        .iter()
+                        .filter(|i| matches!(i.kind, InstrKind::Load { .. }))
+                        .count();
+                    let fences = code
+                        .iter()
+                        .filter(|i| matches!(i.kind, InstrKind::Fence))
+                        .count();
+                    loads == 1 && loads + fences == code.len()
+                })
+            })
+    })
+}
+
+/// Whether every access the mapping compiles becomes exactly one target
+/// access of the same kind of effect, plus fences and register moves (the
+/// communication-cycle
+/// cut, docs/mappings.md item 13): a load one load, a store one store or
+/// RMW, an RMW one RMW. Each access construct is compiled alone on every
+/// placement class.
+fn accesses_compile_to_accesses(m: &Mapping) -> bool {
+    use crate::ir::InstrKind;
+    use enumerate::OpKind;
+    class_places(m).into_iter().all(|(place, cls)| {
+        constructs(m, cls, &[OpKind::Load, OpKind::Store, OpKind::Rmw])
+            .into_iter()
+            .all(|(kind, order, scope, rmw_op)| {
+                let ops = vec![op(kind, order, scope, 0)];
+                compiled_thread(m, place, ops, rmw_op == "add").is_some_and(|code| {
+                    if !code.iter().all(|i| {
+                        matches!(
+                            i.kind,
+                            InstrKind::Fence
+                                | InstrKind::Mov { .. }
+                                | InstrKind::Load { .. }
+                                | InstrKind::Store { .. }
+                                | InstrKind::Rmw { .. }
+                        )
+                    }) {
+                        return false;
+                    }
+                    let mut accesses = code
+                        .iter()
+                        .filter(|i| !matches!(i.kind, InstrKind::Fence | InstrKind::Mov { .. }));
+                    let (Some(a), None) = (accesses.next(), accesses.next()) else {
+                        return false;
+                    };
+                    matches!(
+                        (kind, &a.kind),
+                        (OpKind::Load, InstrKind::Load { .. })
+                            | (
+                                OpKind::Store,
+                                InstrKind::Store { .. } | InstrKind::Rmw { .. }
+                            )
+                            | (OpKind::Rmw, InstrKind::Rmw { .. })
+                    )
+                })
+            })
+    })
 }
 
 /// This shard's programs, with their global index, in enumeration order.
