@@ -553,6 +553,11 @@ const PROBE_MARGIN: f64 = 10.0;
 /// Nodes with fewer complete candidates below are not judged partially.
 const MIN_SUBTREE: f64 = 4.0;
 
+/// As [`MIN_SUBTREE`] with a [`StateFilter`]: candidates reaching a skipped
+/// state cost nothing, those that remain are worth cutting earlier
+/// (measured on `verify-mapping` campaigns).
+const MIN_SUBTREE_FILTERED: f64 = 2.0;
+
 /// With a deadline, searches whose plain bound exceeds 10^this are sized.
 const PROBE_FROM_LOG10: f64 = 4.0;
 
@@ -638,11 +643,14 @@ impl RfSearch<'_, '_> {
             )));
         }
         self.tick()?;
-        if !self.constraints_possible() {
+        if !self.constraints_possible() || self.filter_done() {
             return Ok(());
         }
         if k == self.skel.reads.len() {
             return self.judge_rf();
+        }
+        if k > 0 && !self.wanted_reachable() {
+            return Ok(());
         }
         let r = self.skel.reads[k];
         let loc = self.skel.events[r].loc.unwrap_or(0);
@@ -973,7 +981,12 @@ impl RfSearch<'_, '_> {
         rf_complete: bool,
         below: f64,
     ) -> Result<bool, CheckError> {
-        if !self.pruner.enabled || below < MIN_SUBTREE {
+        let min = if self.opts.skip.is_some() {
+            MIN_SUBTREE_FILTERED
+        } else {
+            MIN_SUBTREE
+        };
+        if !self.pruner.enabled || below < min {
             return Ok(false);
         }
         self.res.partial += 1;
@@ -1143,6 +1156,9 @@ impl RfSearch<'_, '_> {
             return self.co_locations(cs, loc, j);
         }
         for i in k..len {
+            if self.filter_done() {
+                break;
+            }
             self.pos.push(((i - k) as u32, (len - k) as u32));
             cs.order[loc].swap(k, i);
             let e = cs.order[loc][k];
@@ -1308,6 +1324,46 @@ impl RfSearch<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// With a [`StateFilter`] listing the only states wanted: whether every
+    /// one of them has been found allowed, so that the search can stop.
+    fn filter_done(&self) -> bool {
+        self.opts
+            .skip
+            .as_ref()
+            .is_some_and(|f| f.only && self.res.states.len() >= f.states.len())
+    }
+
+    /// With a [`StateFilter`] listing the only states wanted: whether some
+    /// wanted state agrees with the registers the reads chosen so far
+    /// already determine (true without such a filter).
+    fn wanted_reachable(&self) -> bool {
+        let Some(f) = self.opts.skip.as_ref().filter(|f| f.only) else {
+            return true;
+        };
+        // Observed registers known now, as (position in the state, value).
+        let mut known: Vec<(usize, Value)> = Vec::new();
+        for (pos, term) in self.observed.iter().enumerate() {
+            let Term::Reg { thread, reg } = term else {
+                continue;
+            };
+            let Some(k) = f.positions.iter().position(|&p| p == pos) else {
+                continue;
+            };
+            if let Some(sym) = self
+                .skel
+                .paths
+                .get(*thread)
+                .and_then(|p| p.regs.get(reg.as_str()))
+                && let Eval::Known(v) = self.values.sym(*thread, sym, &mut Vec::new())
+            {
+                known.push((k, v));
+            }
+        }
+        f.states
+            .iter()
+            .any(|s| known.iter().all(|&(k, v)| s[k] == v))
     }
 
     /// Whether every final state the current `rf` choice can end in is
