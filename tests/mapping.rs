@@ -111,6 +111,7 @@ fn options(bound: usize, orders: &[&str]) -> verify::Options {
         max_threads: Some(2),
         max_locations: Some(2),
         max_groups: None,
+        max_thread_size: None,
         count_only: false,
         orders: orders.iter().map(|s| s.to_string()).collect(),
         no_reduce: false,
@@ -443,4 +444,54 @@ fn sc11_x86ptx_gpu_branches_compile_to_ptx() {
     assert_eq!(r.verdict, Verdict::Sound);
     assert_eq!(r.source_states.len(), 2);
     assert_eq!(r.source_states, r.target_states);
+}
+
+/// Seed 004's Fig. 11 compiles each seq_cst access with a leading
+/// `fence.sc` of the access's own scope. With P1's read of x at
+/// work-group scope, RWC's forbidden state (a psc cycle whose every edge
+/// is scope-inclusive) becomes observable: P1's `fence.sc.cta` is not
+/// morally strong with P0's `fence.sc.gpu`, so PTX's Fence-SC order never
+/// relates them. Found by `verify-mapping --mapping sc11-ptx --bound 5`;
+/// derived by hand in docs/mappings.md ("A gap in Fig. 11").
+#[test]
+fn fig11_mixed_scope_seq_cst_breaks_rwc() {
+    const RWC: &str = "tests/mappings/RWC+sc+wg-read.litmus";
+    let bad = check_file("sc11-ptx", RWC);
+    assert_eq!(bad.verdict, Verdict::Unsound);
+    assert!(bad.undefined_flags.is_empty(), "{:?}", bad.undefined_flags);
+    let extra: Vec<String> = bad.extra_states.iter().map(|s| bad.state_text(s)).collect();
+    assert_eq!(extra, ["0:r0=1; 0:r1=0; 1:r0=0; x=1; y=1;"]);
+    assert_eq!((bad.source_states.len(), bad.target_states.len()), (7, 8));
+
+    // The same under PTX 7.5.
+    let m = litmix::mapping::load("sc11-ptx").unwrap();
+    let src = litmix::litmus::parse_file(Path::new(RWC)).unwrap();
+    let opts = check::Options {
+        target_model: Some("ptx75".into()),
+        why: true,
+        ..Default::default()
+    };
+    let r = check::check_test(&m, &src, RWC, &ModelCache::default(), &opts).unwrap();
+    assert_eq!(r.verdict, Verdict::Unsound);
+    assert!(r.why.contains("violates sc"), "{}", r.why);
+
+    // With the read at device scope, or every seq_cst fence at system
+    // scope, the state is gone.
+    let text = std::fs::read_to_string(RWC).unwrap().replace(
+        "memory_order_seq_cst, memory_scope_work_group",
+        "memory_order_seq_cst, memory_scope_device",
+    );
+    let dev = litmix::litmus::parse_str("RWC-dev.litmus", &text).unwrap();
+    let r = check::check_test(
+        &m,
+        &dev,
+        "RWC-dev",
+        &ModelCache::default(),
+        &check::Options::default(),
+    )
+    .unwrap();
+    assert_eq!(r.verdict, Verdict::Sound);
+    let fixed = check_file("tests/mappings/sc11-ptx-scfence-sys.map", RWC);
+    assert_eq!(fixed.verdict, Verdict::Sound);
+    assert_eq!(fixed.source_states, fixed.target_states);
 }

@@ -22,6 +22,7 @@ fn options(bound: usize, orders: &[&str], threads: usize, groups: usize) -> veri
         max_threads: Some(threads),
         max_locations: Some(2),
         max_groups: Some(groups),
+        max_thread_size: None,
         count_only: false,
         orders: orders.iter().map(|s| s.to_string()).collect(),
         no_reduce: false,

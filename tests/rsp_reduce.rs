@@ -99,6 +99,7 @@ fn enumerated(mapping: &str, bound: usize, no_reduce: bool, every: usize) -> usi
         max_threads: None,
         max_locations: None,
         max_groups: None,
+        max_thread_size: None,
         count_only: false,
         orders: Vec::new(),
         no_reduce,

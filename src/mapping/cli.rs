@@ -271,6 +271,9 @@ pub struct VerifyMappingArgs {
     /// bound).
     #[arg(long)]
     pub max_groups: Option<usize>,
+    /// At most this many events in one thread (default: the bound).
+    #[arg(long)]
+    pub max_thread_size: Option<usize>,
     /// Only these memory orders (comma-separated: na,rlx,acq,rel,acq_rel,sc).
     #[arg(long, value_delimiter = ',')]
     pub orders: Vec<String>,
@@ -328,6 +331,7 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
         max_threads: a.max_threads,
         max_locations: a.max_locations,
         max_groups: a.max_groups,
+        max_thread_size: a.max_thread_size,
         count_only: a.count,
         orders: a.orders.clone(),
         no_reduce: a.no_reduce,

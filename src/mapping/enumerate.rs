@@ -117,6 +117,8 @@ pub struct Space {
     pub max_locations: usize,
     /// Maximum number of GPU work-groups (over all devices).
     pub max_groups: usize,
+    /// Maximum number of events in one thread.
+    pub max_thread_size: usize,
     /// Memory orders enumerated (indices into `ORDERS`); empty = all.
     pub orders: Vec<u8>,
     /// Also enumerate the remote variant of every scoped atomic (a mapping
@@ -656,7 +658,8 @@ pub fn for_each_of_size(space: &Space, n: usize, f: &mut dyn FnMut(&Program)) {
 pub fn for_each_of_size_while(space: &Space, n: usize, f: &mut dyn FnMut(&Program) -> bool) {
     let mut sizes = Vec::new();
     let mut go = true;
-    partitions(n, n, space.max_threads, &mut sizes, &mut |sizes| {
+    let largest = n.min(space.max_thread_size);
+    partitions(n, largest, space.max_threads, &mut sizes, &mut |sizes| {
         if !go {
             return;
         }
@@ -1211,6 +1214,7 @@ mod tests {
             max_threads: bound,
             max_locations: bound,
             max_groups: bound,
+            max_thread_size: bound,
             orders: Vec::new(),
             remote: false,
             rmw_add: false,

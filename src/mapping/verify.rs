@@ -35,6 +35,8 @@ pub struct Options {
     pub max_locations: Option<usize>,
     /// Maximum number of GPU work-groups (default: the bound).
     pub max_groups: Option<usize>,
+    /// Maximum number of events in one thread (default: the bound).
+    pub max_thread_size: Option<usize>,
     /// Only count the programs.
     pub count_only: bool,
     /// Memory orders enumerated (names); empty = all.
@@ -243,6 +245,7 @@ fn base_space(m: &Mapping, o: &Options) -> Space {
         max_threads: o.max_threads.unwrap_or(o.bound).max(1),
         max_locations: o.max_locations.unwrap_or(o.bound).max(1),
         max_groups: o.max_groups.unwrap_or(o.bound).max(1),
+        max_thread_size: o.max_thread_size.unwrap_or(o.bound).max(1),
         orders: o
             .orders
             .iter()
