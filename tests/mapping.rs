@@ -128,6 +128,7 @@ fn missing_mfence_is_caught_with_a_minimal_sb() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut o = options(4, &["sc"]);
     o.stop_at_first = true;
+    o.no_cycle_cut = false;
     o.out = Some(dir.clone());
     let s = verify::run(&m, &o, &|_| {});
     assert!(s.counterexamples > 0);
@@ -494,4 +495,30 @@ fn fig11_mixed_scope_seq_cst_breaks_rwc() {
     let fixed = check_file("tests/mappings/sc11-ptx-scfence-sys.map", RWC);
     assert_eq!(fixed.verdict, Verdict::Sound);
     assert_eq!(fixed.source_states, fixed.target_states);
+}
+
+/// The scope gap of Fig. 11 has a twin in Fig. 13 (trailing fences): the
+/// GPU's work-group seq_cst read is followed by `fence.sc.cta`, which is
+/// not morally strong with the other threads' system fences. Found by
+/// `verify-mapping --mapping tests/mappings/sc11-x86ptx-rmwsc-mfence.map
+/// --bound 5`; repaired, with the CPU RMW gap, by sc11-x86ptx-fixed.map.
+#[test]
+fn fig13_mixed_scope_seq_cst_breaks_w_rw_wr() {
+    const T: &str = "tests/mappings/W+RW+WR+cpu-sc+gpu-wg-read.litmus";
+    for m in ["sc11-x86ptx", "tests/mappings/sc11-x86ptx-rmwsc-mfence.map"] {
+        let bad = check_file(m, T);
+        assert_eq!(bad.verdict, Verdict::Unsound, "{m}");
+        let extra: Vec<String> = bad.extra_states.iter().map(|s| bad.state_text(s)).collect();
+        assert_eq!(extra, ["0:r0=0; 1:r0=1; x=1; y=1;"], "{m}");
+    }
+    let fixed = check_file("tests/mappings/sc11-x86ptx-fixed.map", T);
+    assert_eq!(fixed.verdict, Verdict::Sound);
+    assert_eq!(fixed.source_states.len(), 7);
+    assert_eq!(fixed.source_states, fixed.target_states);
+    // The fixed mapping keeps the CPU RMW repair.
+    let r = check_file(
+        "tests/mappings/sc11-x86ptx-fixed.map",
+        "tests/mappings/R+cpu-rmwsc+gpu-sc.litmus",
+    );
+    assert_eq!(r.verdict, Verdict::Sound);
 }

@@ -269,9 +269,11 @@ fn counterexamples(m: &litmix::mapping::Mapping, o: &verify::Options) -> BTreeSe
 #[test]
 fn wrong_acquire_mapping_keeps_its_minimal_mp_counterexamples() {
     // PTX acquire loads compiled to ld.relaxed: MP (4 events) is the
-    // smallest counterexample, with and without the reductions.
+    // smallest counterexample, with and without the reductions (the cycle
+    // cut included).
     let m = litmix::mapping::load("tests/mappings/wrong/sc11-ptx-acq-relaxed.map").unwrap();
-    let o = options(4, &["rel", "acq"], 2, 1);
+    let mut o = options(4, &["rel", "acq"], 2, 1);
+    o.no_cycle_cut = false;
     let mut plain = o.clone();
     plain.no_reduce = true;
     let reduced = counterexamples(&m, &o);
@@ -295,6 +297,7 @@ fn wrong_acquire_mapping_found_by_stop_at_first() {
     let m = litmix::mapping::load("tests/mappings/wrong/sc11-ptx-acq-relaxed.map").unwrap();
     let mut o = options(5, &["rel", "acq"], 2, 1);
     o.stop_at_first = true;
+    o.no_cycle_cut = false;
     let s = verify::run(&m, &o, &|_| {});
     assert_eq!(s.complete_to, 4, "{s:?}");
     assert_eq!(s.found.len(), 1);
@@ -555,4 +558,26 @@ fn cycle_cut_skips_only_programs_whose_target_is_sc() {
             kept.len()
         );
     }
+}
+
+/// `--max-thread-size` keeps the programs whose threads have at most that
+/// many events: at bound 4 with threads of at most 2 events, the programs
+/// of the full space with that property, and no others.
+#[test]
+fn max_thread_size_keeps_exactly_the_small_threads() {
+    let m = litmix::mapping::load("rc11-x86").unwrap();
+    let all = options(4, &[], 4, 1);
+    let mut small = all.clone();
+    small.max_thread_size = Some(2);
+    let want: Vec<String> = verify::programs(&m, &all)
+        .into_iter()
+        .filter(|(_, p)| p.threads.iter().all(|t| t.ops.len() <= 2))
+        .map(|(_, p)| p.summary())
+        .collect();
+    let got: Vec<String> = verify::programs(&m, &small)
+        .into_iter()
+        .map(|(_, p)| p.summary())
+        .collect();
+    assert_eq!(got, want);
+    assert!(got.len() > 100 && got.len() < verify::programs(&m, &all).len());
 }
