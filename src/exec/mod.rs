@@ -1314,6 +1314,11 @@ impl RfSearch<'_, '_> {
         for a in accepted {
             let co = a.co.unwrap_or_else(|| empty.clone());
             let (state, sat, interesting) = state_of_co(self, &co);
+            if let Some(skip) = &self.opts.skip
+                && skip.skips(&state)
+            {
+                continue;
+            }
             *self.res.states.entry(state.clone()).or_insert(0) += 1;
             self.res.count_allowed(sat, 1);
             self.res.flags.extend(a.flags.iter().cloned());
