@@ -1394,24 +1394,21 @@ impl RfSearch<'_, '_> {
         if combos > MAX_COMBINATIONS {
             return false;
         }
-        // `last[l]`: the one write taken as last at location `l` (or none).
+        // `pick[l]`: which write of `lasts[l]` is taken as last (none when
+        // `lasts[l]` is empty).
         let mut pick = vec![0usize; lasts.len()];
-        let mut last: Vec<Vec<usize>> = lasts
-            .iter()
-            .map(|w| w.first().copied().into_iter().collect())
-            .collect();
         loop {
+            let last: Vec<Vec<usize>> = lasts
+                .iter()
+                .zip(&pick)
+                .map(|(w, &i)| w.get(i).copied().into_iter().collect())
+                .collect();
             let orders: Vec<&Vec<usize>> = last.iter().collect();
             if !skip.skips(&self.final_state(regs, &orders, vals)) {
                 return false;
             }
             if !next_choice(&mut pick, |l| lasts[l].len().max(1)) {
                 return true;
-            }
-            for (l, w) in lasts.iter().enumerate() {
-                if let Some(&e) = w.get(pick[l]) {
-                    last[l] = vec![e];
-                }
             }
         }
     }

@@ -153,22 +153,32 @@ fn run(
     })
 }
 
+/// The index in `observed` (printable term names) of each of `names`,
+/// renamed by `rename`.
+fn positions(
+    observed: &[String],
+    names: &[String],
+    rename: &dyn Fn(&str) -> String,
+) -> Result<Vec<usize>, String> {
+    names
+        .iter()
+        .map(|n| {
+            let tn = rename(n);
+            observed
+                .iter()
+                .position(|o| *o == tn)
+                .ok_or_else(|| format!("the compiled test does not observe {tn} (for {n})"))
+        })
+        .collect()
+}
+
 /// Observed terms in a canonical order and the index of each in `r`'s states.
 fn project(
     r: &CheckResult,
     names: &[String],
     rename: &dyn Fn(&str) -> String,
 ) -> Result<Vec<Vec<Value>>, String> {
-    let idx: Vec<usize> = names
-        .iter()
-        .map(|n| {
-            let tn = rename(n);
-            r.observed
-                .iter()
-                .position(|o| *o == tn)
-                .ok_or_else(|| format!("the compiled test does not observe {tn} (for {n})"))
-        })
-        .collect::<Result<_, _>>()?;
+    let idx = positions(&r.observed, names, rename)?;
     let set: BTreeSet<Vec<Value>> = r
         .states
         .keys()
@@ -333,15 +343,8 @@ fn filtered(
         .iter()
         .map(|t| crate::exec::term_name(test, t))
         .collect();
-    let positions: Option<Vec<usize>> = names
-        .iter()
-        .map(|n| {
-            let tn = rename(n);
-            observed.iter().position(|o| *o == tn)
-        })
-        .collect();
     let mut out = opts.clone();
-    if let Some(positions) = positions {
+    if let Ok(positions) = positions(&observed, names, rename) {
         out.skip = Some(std::sync::Arc::new(crate::exec::StateFilter {
             positions,
             states,

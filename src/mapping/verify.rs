@@ -311,11 +311,14 @@ pub fn reductions(m: &Mapping, target: &str) -> Reduce {
         },
         _ => Reduce::default(),
     };
-    r.edge_fences &= matches!(target, "ptx6" | "cmm" | "x86tso") && fences_compile_to_fences(m);
+    // (Each compile check runs only when its cut is still on.)
+    r.edge_fences =
+        r.edge_fences && matches!(target, "ptx6" | "cmm" | "x86tso") && fences_compile_to_fences(m);
     // The communication-cycle cut rests on the target's SC-per-location
     // and atomicity axioms for morally strong accesses (argued for `ptx6`,
     // `cmm`, `x86tso`) and on each access compiling to one access.
-    r.cycles &= matches!(target, "ptx6" | "cmm" | "x86tso") && accesses_compile_to_accesses(m);
+    r.cycles =
+        r.cycles && matches!(target, "ptx6" | "cmm" | "x86tso") && accesses_compile_to_accesses(m);
     // The placement cut rests on the argument of the scope merge (item 5)
     // for the models it was made for; it needs the merge itself (no rule
     // selects by scope).
@@ -376,12 +379,18 @@ fn constructs(
                 if (scope == 0) != (m.scopes.is_empty() || order == 0) {
                     continue;
                 }
-                for rmw_op in ["exch", "add"] {
+                // The RMW operation only matters to RMWs.
+                let rmw_ops: &[&'static str] = if kind == enumerate::OpKind::Rmw {
+                    &["exch", "add"]
+                } else {
+                    &["exch"]
+                };
+                for &rmw_op in rmw_ops {
                     let known = m.threads.iter().any(|(c, _)| {
                         (c == "cpu") == (cls == "cpu")
                             && compiles(m, (kind, order, scope, false), rmw_op)
                     });
-                    if known && !(kind != enumerate::OpKind::Rmw && rmw_op == "add") {
+                    if known {
                         out.push((kind, order, scope, rmw_op));
                     }
                 }
