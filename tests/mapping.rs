@@ -118,6 +118,7 @@ fn options(bound: usize, orders: &[&str]) -> verify::Options {
         // Below 4 events no program has a communication cycle: these tests
         // check the whole pipeline on small programs, so they keep them.
         no_cycle_cut: true,
+        no_dominance: false,
     }
 }
 

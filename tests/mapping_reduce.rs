@@ -29,6 +29,7 @@ fn options(bound: usize, orders: &[&str], threads: usize, groups: usize) -> veri
         // The other cuts are checked on their own here; the cycle cut has
         // its own test.
         no_cycle_cut: true,
+        no_dominance: false,
     }
 }
 
@@ -308,16 +309,30 @@ fn wrong_acquire_mapping_found_by_stop_at_first() {
 #[test]
 fn shards_partition_the_reduced_space() {
     let m = litmix::mapping::load("sc11-ptx").unwrap();
-    let o = options(3, &["na", "rlx", "sc"], 2, 2);
-    let whole = verify::programs(&m, &o);
-    let mut parts = Vec::new();
-    for k in 1..=4 {
-        let mut ok = o.clone();
-        ok.shard = (k, 4);
-        parts.extend(verify::programs(&m, &ok));
+    // Sliced by program, and (cycle cut on, programs decided from weaker
+    // ones of their shape) by shape: each shape's programs in one shard.
+    for (bound, cycle_cut) in [(3, false), (4, true)] {
+        let mut o = options(bound, &["na", "rlx", "sc"], 2, 2);
+        o.no_cycle_cut = !cycle_cut;
+        let whole = verify::programs(&m, &o);
+        let mut parts = Vec::new();
+        let mut shard_of = std::collections::HashMap::new();
+        for k in 1..=4 {
+            let mut ok = o.clone();
+            ok.shard = (k, 4);
+            let mine = verify::programs(&m, &ok);
+            assert!(!mine.is_empty());
+            for (_, p) in &mine {
+                let shape = litmix::mapping::dominance::shape_key(p);
+                if cycle_cut {
+                    assert_eq!(*shard_of.entry(shape).or_insert(k), k);
+                }
+            }
+            parts.extend(mine);
+        }
+        parts.sort_by_key(|p| p.0);
+        assert_eq!(parts, whole);
     }
-    parts.sort_by_key(|p| p.0);
-    assert_eq!(parts, whole);
 }
 
 /// The fast path of a campaign (source IR built directly, target IR from
@@ -580,4 +595,125 @@ fn max_thread_size_keeps_exactly_the_small_threads() {
         .collect();
     assert_eq!(got, want);
     assert!(got.len() > 100 && got.len() < verify::programs(&m, &all).len());
+}
+
+/// Deciding programs from weaker ones of their shape (docs/mappings.md,
+/// "Checking a program in a campaign") gives the plain check's verdicts:
+/// the same counts and the same counterexamples, on correct mappings and on
+/// wrong ones full of counterexamples. Not vacuous: it decides programs.
+#[test]
+fn weaker_programs_decide_as_the_plain_check() {
+    let wrong = |f: &str| format!("{}/tests/mappings/wrong/{f}", env!("CARGO_MANIFEST_DIR"));
+    let cases = [
+        ("sc11-ptx".to_string(), 4, 4, 0, true),
+        ("sc11-x86ptx".to_string(), 4, 4, 0, true),
+        ("rc11-x86".to_string(), 5, 5, 0, true),
+        ("sc11-ptx-rmwsc-norel".to_string(), 4, 4, 0, true),
+        (wrong("sc11-ptx-acq-relaxed.map"), 4, 4, 1, true),
+        // Every CPU access compiles to one code whatever its order once the
+        // SC store loses its MFENCE: the twin cut leaves one order per
+        // operation, so no shape holds two programs.
+        (wrong("rc11-x86-no-mfence.map"), 4, 4, 1, false),
+    ];
+    for (name, bound, threads, min_cex, decides) in cases {
+        let m = litmix::mapping::load(&name).unwrap();
+        let mut o = options(bound, &[], threads, 2);
+        o.no_cycle_cut = false;
+        let fast = verify::run(&m, &o, &|_| {});
+        o.no_dominance = true;
+        let plain = verify::run(&m, &o, &|_| {});
+        let key = |s: &verify::Summary| {
+            let found: Vec<(String, String)> = s
+                .found
+                .iter()
+                .map(|c| (c.name.clone(), c.extra_state.clone()))
+                .collect();
+            (
+                s.programs,
+                s.sound,
+                s.racy,
+                s.counterexamples,
+                s.errors,
+                found,
+            )
+        };
+        assert_eq!(key(&fast), key(&plain), "{name}");
+        assert!(fast.counterexamples >= min_cex, "{name}");
+        assert_eq!(plain.by_weaker + plain.bounded, 0, "{name}");
+        assert_eq!(
+            fast.by_weaker > 0 && fast.bounded > 0,
+            decides,
+            "{name}: {fast:?}"
+        );
+    }
+}
+
+/// The Fig. 11 scope gap at 5 events is found with and without the
+/// shortcut, in a slice holding it.
+#[test]
+fn weaker_programs_keep_the_fig11_scope_gap() {
+    let m = litmix::mapping::load("sc11-ptx").unwrap();
+    let mut o = options(5, &["rlx", "sc"], 3, 2);
+    o.no_cycle_cut = false;
+    o.max_thread_size = Some(2);
+    let fast = verify::run(&m, &o, &|_| {});
+    o.no_dominance = true;
+    let plain = verify::run(&m, &o, &|_| {});
+    let names = |s: &verify::Summary| -> Vec<String> {
+        s.found.iter().map(|c| c.program.clone()).collect()
+    };
+    assert_eq!(names(&fast), names(&plain));
+    assert_eq!((fast.programs, fast.sound), (plain.programs, plain.sound));
+    assert!(
+        names(&fast)
+            .iter()
+            .any(|p| p == "wg0.dev0: R.sc.dev x; R.sc.dev y | wg1.dev0: W.sc.dev y; R.sc.wg x | wg1.dev0: W.sc.dev x"),
+        "{:?}",
+        names(&fast)
+    );
+    assert!(fast.by_weaker > 0);
+}
+
+/// Which operations count as weaker follows the compiled code: under Fig. 12's
+/// mapping an RMW^SC (`fence.sc; atom.acquire`) is not above an RMW^acq_rel
+/// (`atom.acq_rel`), under Fig. 11's (`fence.sc; atom.acq_rel`) it is.
+#[test]
+fn weaker_operations_follow_the_compiled_code() {
+    use litmix::mapping::dominance::Table;
+    let (rlx, acq, rel, acq_rel, sc, dev) = (1u8, 2u8, 3u8, 4u8, 5u8, 2u8);
+    let fig11 = Table::new(&litmix::mapping::load("sc11-ptx").unwrap(), "ptx6").unwrap();
+    let fig12 = Table::new(
+        &litmix::mapping::load("sc11-ptx-rmwsc-norel").unwrap(),
+        "ptx6",
+    )
+    .unwrap();
+    assert!(
+        fig11
+            .weaker(false, OpKind::Rmw, sc, dev)
+            .contains(&(acq_rel, dev))
+    );
+    assert!(
+        !fig12
+            .weaker(false, OpKind::Rmw, sc, dev)
+            .contains(&(acq_rel, dev))
+    );
+    assert!(
+        fig12
+            .weaker(false, OpKind::Rmw, sc, dev)
+            .contains(&(acq, dev))
+    );
+    // Loads: na < rlx < acq < sc, narrower scopes below wider ones.
+    let load = fig11.weaker(false, OpKind::Load, sc, dev);
+    for w in [(0, 0), (rlx, 1), (rlx, dev), (acq, 1), (acq, dev), (sc, 1)] {
+        assert!(load.contains(&w), "{w:?} in {load:?}");
+    }
+    assert!(!load.contains(&(sc, 3)));
+    // An acquire and a release fence are not comparable.
+    assert!(
+        !fig11
+            .weaker(false, OpKind::Fence, rel, dev)
+            .contains(&(acq, dev))
+    );
+    // Not argued for other targets.
+    assert!(Table::new(&litmix::mapping::load("sc11-ptx").unwrap(), "ptx75").is_none());
 }

@@ -104,6 +104,7 @@ fn enumerated(mapping: &str, bound: usize, no_reduce: bool, every: usize) -> usi
         orders: Vec::new(),
         no_reduce,
         no_cycle_cut: false,
+        no_dominance: false,
     };
     let progs = verify::programs(&m, &o);
     for (_, p) in &progs {

@@ -1088,7 +1088,15 @@ impl RfSearch<'_, '_> {
             return Ok(());
         }
         let base_co = self.base_co.clone();
-        if self.cut(&base_co, bar, true, self.co_below[skel.writes_by_loc.len()])? {
+        // With no barrier edges this is the partial candidate the last
+        // read's choice was just judged as, with the same `below` (so it
+        // was judged) and passed: when the coherence plan has the same
+        // checks, judging it again cannot cut.
+        let judged_already =
+            !skel.reads.is_empty() && bar.is_empty() && self.pruner.co_plan_adds_nothing;
+        if !judged_already
+            && self.cut(&base_co, bar, true, self.co_below[skel.writes_by_loc.len()])?
+        {
             return Ok(());
         }
 

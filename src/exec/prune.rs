@@ -43,6 +43,10 @@ pub struct Pruner<'m> {
     /// check of `rf_plan` is here too, and more may be (a relation that
     /// subtracts something built from `rf` is fixed now).
     co_plan: &'m PrunePlan,
+    /// The coherence search prunes with exactly the checks (and program) of
+    /// the reads-from search: once every read has a source, a partial
+    /// candidate the reads-from search passed passes again.
+    pub co_plan_adds_nothing: bool,
     /// Cut branches (`--no-prune` turns it off). Even when off, the plan
     /// decides which thin-air choices are worth a warning (see
     /// [`Pruner::fails`]).
@@ -55,10 +59,14 @@ impl<'m> Pruner<'m> {
     pub fn new(model: &'m Model, enabled: bool) -> Self {
         let (rf_plan, co_plan) = model.search_plans(&env::is_dynamic, &is_coherence_choice);
         let enabled = enabled && !co_plan.checks.is_empty();
+        let co_plan_adds_nothing = rf_plan.checks == co_plan.checks
+            && rf_plan.program.is_none()
+            && co_plan.program.is_none();
         Pruner {
             model,
             rf_plan,
             co_plan,
+            co_plan_adds_nothing,
             enabled,
         }
     }

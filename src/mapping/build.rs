@@ -710,6 +710,7 @@ mod tests {
                 orders: Vec::new(),
                 no_reduce: true,
                 no_cycle_cut: false,
+                no_dominance: false,
             };
             if name.starts_with("opencl") {
                 o.bound = 2;

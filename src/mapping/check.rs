@@ -15,7 +15,10 @@ use super::format::Mapping;
 use crate::driver::ModelCache;
 use crate::exec::{CheckOptions, CheckResult, ExecutionView};
 use crate::ir::{CmpOp, InstrKind, Prop, Quantifier, Term, Test, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
+
+/// A set of final states (values in observed order).
+pub type StateSet = HashSet<Vec<Value>>;
 
 /// The verdict on one test.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -225,6 +228,27 @@ pub fn check_test_with(
     race_free: bool,
     compiler: Option<CompileFn<'_>>,
 ) -> Result<Report, String> {
+    check_test_bounded(m, src, file, cache, opts, race_free, compiler, None).map(|(r, _)| r)
+}
+
+/// [`check_test_with`], where `bound` (used only when the SC shortcut
+/// applies) holds every final state outside the SC states that the target
+/// may allow: the target run then judges only those. Also returns, when
+/// the SC shortcut applied, the exact set of target-allowed states outside
+/// the SC states (empty when the target allows SC states only).
+/// `verify-mapping` gets `bound` from weaker programs of the same shape
+/// ([`super::dominance`]).
+#[allow(clippy::too_many_arguments)]
+pub fn check_test_bounded(
+    m: &Mapping,
+    src: &Test,
+    file: &str,
+    cache: &ModelCache,
+    opts: &Options,
+    race_free: bool,
+    compiler: Option<CompileFn<'_>>,
+    bound: Option<&StateSet>,
+) -> Result<(Report, Option<StateSet>), String> {
     let mut source = src.clone();
     let terms = full_observation(&source);
     source.observed = terms.clone();
@@ -267,23 +291,39 @@ pub fn check_test_with(
     if let Some(sc) = sc {
         // The target run need not judge candidates reaching an SC state:
         // those states are source-allowed anyway. `target_states` then
-        // holds the states outside the SC set only.
+        // holds the states outside the SC set only. With a bound, it judges
+        // only the bound's states (none of them SC states).
         let compiled = &report.compiled;
-        let check_opts = filtered(
-            &opts.check,
-            &compiled.test,
-            &names,
-            &|n| compiled.term_name(n),
-            sc.iter().cloned().collect(),
-            false,
-        );
-        let tgt_res = run(&compiled.test, &target_model, cache, &check_opts)?;
-        report.target_states = project(&tgt_res, &names, &|n| compiled.term_name(n))?;
-        if report.target_states.iter().all(|s| sc.contains(s)) {
+        let check_opts = match bound {
+            Some(b) => filtered(
+                &opts.check,
+                &compiled.test,
+                &names,
+                &|n| compiled.term_name(n),
+                b.clone(),
+                true,
+            ),
+            None => filtered(
+                &opts.check,
+                &compiled.test,
+                &names,
+                &|n| compiled.term_name(n),
+                sc.iter().cloned().collect(),
+                false,
+            ),
+        };
+        if bound.is_none_or(|b| !b.is_empty()) {
+            let tgt_res = run(&compiled.test, &target_model, cache, &check_opts)?;
+            report.target_states = project(&tgt_res, &names, &|n| compiled.term_name(n))?;
+        }
+        // (A filter the test could not take leaves SC states in.)
+        report.target_states.retain(|s| !sc.contains(s));
+        let non_sc: StateSet = report.target_states.iter().cloned().collect();
+        if report.target_states.is_empty() {
             report.source_states = sc.into_iter().collect();
             report.verdict = Verdict::Sound;
             report.source_model_ran = false;
-            return Ok(report);
+            return Ok((report, Some(non_sc)));
         }
         // The program cannot race: the source run only has to decide the
         // target's states outside the SC set. `source_states` then holds
@@ -307,15 +347,15 @@ pub fn check_test_with(
             // Cannot happen for a race-free program; answer as the plain
             // check does.
             report.target_states.clear();
-            return Ok(report);
+            return Ok((report, None));
         }
-        return Ok(finish(report));
+        return Ok((finish(report), Some(non_sc)));
     }
     let src_res = run(&report.source, &m.source, cache, &opts.check)?;
     report.source_states = project(&src_res, &names, &|n| n.to_string())?;
     report.undefined_flags = undefined(m, &src_res);
     if !report.undefined_flags.is_empty() {
-        return Ok(report);
+        return Ok((report, None));
     }
     let tgt_res = run(&report.compiled.test, &target_model, cache, &opts.check)?;
     let compiled = &report.compiled;
@@ -324,7 +364,7 @@ pub fn check_test_with(
     if opts.why && report.verdict == Verdict::Unsound {
         report.why = explain(m, &report, &terms, &target_model, cache, opts)?;
     }
-    Ok(report)
+    Ok((report, None))
 }
 
 /// `opts` with a [`StateFilter`](crate::exec::StateFilter) over `test`:
@@ -336,7 +376,7 @@ fn filtered(
     test: &Test,
     names: &[String],
     rename: &dyn Fn(&str) -> String,
-    states: std::collections::HashSet<Vec<Value>>,
+    states: HashSet<Vec<Value>>,
     only: bool,
 ) -> CheckOptions {
     let observed: Vec<String> = crate::exec::observed_terms(test)

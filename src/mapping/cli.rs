@@ -288,6 +288,11 @@ pub struct VerifyMappingArgs {
     /// "Reductions", item 13), to cross-check that cut alone.
     #[arg(long)]
     pub no_cycle_cut: bool,
+    /// Check every program on its own instead of deciding it from the
+    /// weaker programs of its shape checked before it (docs/mappings.md,
+    /// "Checking a program in a campaign"), to cross-check that shortcut
+    #[arg(long)]
+    pub no_dominance: bool,
     #[command(flatten)]
     pub limits: MappingLimits,
 }
@@ -336,6 +341,7 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
         orders: a.orders.clone(),
         no_reduce: a.no_reduce,
         no_cycle_cut: a.no_cycle_cut,
+        no_dominance: a.no_dominance,
     };
     if let Some(bad) = a
         .orders
@@ -465,6 +471,12 @@ fn print_summary(s: &super::verify::Summary, json: bool) {
             .map(|(n, c)| format!("{n}:{c}"))
             .collect();
         println!("  programs by events: {}", by.join(" "));
+        if s.by_weaker + s.bounded > 0 {
+            println!(
+                "  from weaker programs of the same shape: {} sound without a model run, {} with a narrower target run",
+                s.by_weaker, s.bounded
+            );
+        }
         if s.complete_to < s.bound {
             println!(
                 "  stopped at the first counterexample: complete up to {} events",

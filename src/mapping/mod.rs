@@ -8,6 +8,8 @@
 //!   or `unsound`;
 //! - [`enumerate`]: every source program up to a bound, in canonical form,
 //!   in a deterministic order that `--shard K/M` slices;
+//! - [`dominance`]: deciding a program from weaker programs of its shape
+//!   (same threads, kinds and locations; weaker orders and scopes);
 //! - [`verify`]: the campaign over the enumeration (parallel, progress,
 //!   counterexample files, summaries and `merge`);
 //! - [`cli`]: the `compile`, `check-mapping`, `verify-mapping`, `merge`
@@ -20,6 +22,7 @@ pub mod build;
 pub mod check;
 pub mod cli;
 pub mod compile;
+pub mod dominance;
 pub mod enumerate;
 pub mod format;
 pub mod sc;

@@ -7,6 +7,7 @@
 
 use super::build::Compiler;
 use super::check::{self, Verdict};
+use super::dominance;
 use super::enumerate::{self, Program, Reduce, Space};
 use super::format::Mapping;
 use crate::driver::ModelCache;
@@ -46,6 +47,9 @@ pub struct Options {
     pub no_reduce: bool,
     /// Turn the communication-cycle cut off (item 13), keeping the others.
     pub no_cycle_cut: bool,
+    /// Check every program on its own, without the results of weaker
+    /// programs of its shape ([`super::dominance`]).
+    pub no_dominance: bool,
 }
 
 /// One counterexample.
@@ -80,6 +84,14 @@ pub struct Summary {
     /// Events of the largest size class fully checked (the bound, unless
     /// the campaign stopped early).
     pub complete_to: usize,
+    /// Programs found sound without a model run: a weaker program of their
+    /// shape has no target state outside the SC states ([`dominance`]).
+    #[serde(default)]
+    pub by_weaker: usize,
+    /// Programs whose target run judged only the states weaker programs of
+    /// their shape allow outside the SC states.
+    #[serde(default)]
+    pub bounded: usize,
 }
 
 /// What the campaign tells its caller while it runs.
@@ -328,7 +340,7 @@ pub fn reductions(m: &Mapping, target: &str) -> Reduce {
 
 /// The placements of a one-thread program on each placement class `m` has
 /// threads for, with the class name.
-fn class_places(m: &Mapping) -> Vec<(enumerate::Place, &'static str)> {
+pub(super) fn class_places(m: &Mapping) -> Vec<(enumerate::Place, &'static str)> {
     use enumerate::Place;
     m.threads
         .iter()
@@ -347,7 +359,7 @@ fn class_places(m: &Mapping) -> Vec<(enumerate::Place, &'static str)> {
 /// The target code of the one-thread program `ops` placed at `place`
 /// (locations `x`, `y`, ...), compiled through the text path; `None` when
 /// it does not compile.
-fn compiled_thread(
+pub(super) fn compiled_thread(
     m: &Mapping,
     place: enumerate::Place,
     ops: Vec<enumerate::Op>,
@@ -366,7 +378,7 @@ fn compiled_thread(
 /// Every (kind, order, scope) the enumeration generates on a thread of
 /// placement class `cls` and `m` has a rule for, with the RMW operation it
 /// compiles for.
-fn constructs(
+pub(super) fn constructs(
     m: &Mapping,
     cls: &str,
     kinds: &[enumerate::OpKind],
@@ -400,7 +412,7 @@ fn constructs(
     out
 }
 
-fn op(kind: enumerate::OpKind, order: u8, scope: u8, loc: u8) -> enumerate::Op {
+pub(super) fn op(kind: enumerate::OpKind, order: u8, scope: u8, loc: u8) -> enumerate::Op {
     enumerate::Op {
         kind,
         order,
@@ -486,16 +498,68 @@ fn accesses_compile_to_accesses(m: &Mapping) -> bool {
 
 /// This shard's programs, with their global index, in enumeration order.
 pub fn programs(m: &Mapping, o: &Options) -> Vec<(usize, Program)> {
-    let (k, n) = o.shard;
+    let space = space(m, o);
+    let mut slicer = Slicer::new(o, dominance_table(m, o, &space).is_some());
     let mut out = Vec::new();
     let mut i = 0usize;
-    enumerate::for_each(&space(m, o), &mut |p| {
-        if i % n == k - 1 {
+    enumerate::for_each(&space, &mut |p| {
+        if slicer.mine(p) {
             out.push((i, p.clone()));
         }
         i += 1;
     });
     out
+}
+
+/// The table deciding programs from weaker ones of their shape, when that
+/// is on: shapes must come one after the other (the cycle cut's skeleton-
+/// first order) and the argument must hold for the mapping and target.
+fn dominance_table(m: &Mapping, o: &Options, space: &Space) -> Option<dominance::Table> {
+    if o.no_dominance || !space.reduce.cycles || o.check.why {
+        return None;
+    }
+    dominance::Table::new(m, o.check.target_model.as_deref().unwrap_or(&m.target))
+}
+
+/// Which programs are this shard's: every M-th program of the fixed order,
+/// or, when programs are decided from weaker ones of their shape, every
+/// M-th shape (a shape's programs stay together).
+struct Slicer {
+    shard: (usize, usize),
+    by_shape: bool,
+    /// The last program's shape and its number.
+    shape: Option<dominance::ShapeKey>,
+    unit: usize,
+}
+
+impl Slicer {
+    fn new(o: &Options, by_shape: bool) -> Slicer {
+        Slicer {
+            shard: o.shard,
+            by_shape,
+            shape: None,
+            unit: 0,
+        }
+    }
+
+    /// Whether the next program of the enumeration, `p`, is this shard's.
+    /// Also tells whether `p` starts a new shape (for [`Slicer::new_shape`]).
+    fn mine(&mut self, p: &Program) -> bool {
+        if self.by_shape {
+            let key = dominance::shape_key(p);
+            if self.shape.as_ref() != Some(&key) {
+                if self.shape.is_some() {
+                    self.unit += 1;
+                }
+                self.shape = Some(key);
+            }
+        } else if self.shape.is_some() {
+            self.unit += 1;
+        } else {
+            self.shape = Some(Vec::new());
+        }
+        self.unit % self.shard.1 == self.shard.0 - 1
+    }
 }
 
 /// Programs checked together (rayon over a batch; enumeration between).
@@ -509,46 +573,90 @@ struct Tally {
     sound: AtomicUsize,
     racy: AtomicUsize,
     errors: AtomicUsize,
+    by_weaker: AtomicUsize,
+    bounded: AtomicUsize,
     /// Counterexamples with their program index.
     cex: Mutex<Vec<(usize, Counterexample)>>,
 }
 
-/// Checks one batch of programs in parallel.
+/// Checks one batch of groups in parallel, each group's programs in order
+/// (with `table`, deciding each from the weaker ones checked before it).
+#[allow(clippy::too_many_arguments)]
 fn check_batch(
     m: &Mapping,
     o: &Options,
     cache: &ModelCache,
     compiler: &Compiler,
-    batch: &[(usize, Program)],
+    table: Option<&dominance::Table>,
+    batch: &[dominance::Group],
     tally: &Tally,
     report: &(dyn Fn(Event<'_>) + Sync),
 ) {
-    batch.par_iter().with_max_len(4).for_each(|(i, p)| {
-        let r = check_program(m, o, cache, compiler, *i, p);
-        let d = tally.done.fetch_add(1, Ordering::Relaxed) + 1;
-        match r {
-            Ok((Verdict::Sound, _)) => {
-                tally.sound.fetch_add(1, Ordering::Relaxed);
-            }
-            Ok((Verdict::Racy, _)) => {
-                tally.racy.fetch_add(1, Ordering::Relaxed);
-            }
-            Ok((Verdict::Unsound, c)) => {
-                tally.found.fetch_add(1, Ordering::Relaxed);
-                if let Some(c) = c {
-                    report(Event::Found(&c));
-                    if let Ok(mut v) = tally.cex.lock() {
-                        v.push((*i, c));
+    let max_len = if table.is_some() { 1 } else { 4 };
+    batch.par_iter().with_max_len(max_len).for_each(|group| {
+        let mut shape = dominance::Shape::default();
+        for (i, p) in group {
+            let r = check_in_shape(m, o, cache, compiler, table, &mut shape, tally, *i, p);
+            let d = tally.done.fetch_add(1, Ordering::Relaxed) + 1;
+            match r {
+                Ok((Verdict::Sound, _)) => {
+                    tally.sound.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok((Verdict::Racy, _)) => {
+                    tally.racy.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok((Verdict::Unsound, c)) => {
+                    tally.found.fetch_add(1, Ordering::Relaxed);
+                    if let Some(c) = c {
+                        report(Event::Found(&c));
+                        if let Ok(mut v) = tally.cex.lock() {
+                            v.push((*i, c));
+                        }
                     }
                 }
+                Err(e) => {
+                    tally.errors.fetch_add(1, Ordering::Relaxed);
+                    report(Event::Error(&e));
+                }
             }
-            Err(e) => {
-                tally.errors.fetch_add(1, Ordering::Relaxed);
-                report(Event::Error(&e));
-            }
+            report(Event::Progress(d, tally.found.load(Ordering::Relaxed)));
         }
-        report(Event::Progress(d, tally.found.load(Ordering::Relaxed)));
     });
+}
+
+/// Checks program `p` of a shape whose earlier programs `shape` records:
+/// sound at once when a weaker program of the shape has no target state
+/// outside the SC states, else checked with the bound the weaker ones give.
+#[allow(clippy::too_many_arguments)]
+fn check_in_shape(
+    m: &Mapping,
+    o: &Options,
+    cache: &ModelCache,
+    compiler: &Compiler,
+    table: Option<&dominance::Table>,
+    shape: &mut dominance::Shape,
+    tally: &Tally,
+    i: usize,
+    p: &Program,
+) -> Result<(Verdict, Option<Counterexample>), String> {
+    let race_free = p.race_free(m.source == "sc11");
+    let bound = table.filter(|_| race_free).and_then(|t| t.bound(shape, p));
+    match &bound {
+        Some(b) if b.is_empty() => {
+            tally.by_weaker.fetch_add(1, Ordering::Relaxed);
+            shape.record(p, Default::default());
+            return Ok((Verdict::Sound, None));
+        }
+        Some(_) => {
+            tally.bounded.fetch_add(1, Ordering::Relaxed);
+        }
+        None => {}
+    }
+    let (verdict, cex, non_sc) = check_program(m, o, cache, compiler, i, p, bound.as_ref())?;
+    if let (Some(states), Some(_)) = (non_sc, table) {
+        shape.record(p, states);
+    }
+    Ok((verdict, cex))
 }
 
 /// Runs the campaign. Programs are enumerated twice, streaming: once to
@@ -558,7 +666,7 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
     let start = Instant::now();
     let space = space(m, o);
     let (k, nshards) = o.shard;
-    let mine = |i: usize| i % nshards == k - 1;
+    let table = dominance_table(m, o, &space);
     let mut summary = Summary {
         mapping: m.name.clone(),
         bound: o.bound,
@@ -573,12 +681,11 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
     if o.stop_at_first && !o.count_only {
         report(Event::Total(0));
     } else {
-        let mut i = 0usize;
+        let mut slicer = Slicer::new(o, table.is_some());
         enumerate::for_each(&space, &mut |p| {
-            if mine(i) {
+            if slicer.mine(p) {
                 counted[p.events()] += 1;
             }
-            i += 1;
         });
         report(Event::Total(counted.iter().sum()));
     }
@@ -592,34 +699,66 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
     let cache = ModelCache::default();
     let compiler = Compiler::new(m);
     let tally = Tally::default();
+    let mut slicer = Slicer::new(o, table.is_some());
     let mut i = 0usize;
     // Size classes in order. With --stop-at-first the campaign stops after
     // the batch that found the first counterexample: every smaller class
     // is complete, so the one reported is minimal in events.
     let stop = |t: &Tally| o.stop_at_first && t.found.load(Ordering::Relaxed) > 0;
+    let check = |batch: &[dominance::Group]| {
+        check_batch(
+            m,
+            o,
+            &cache,
+            &compiler,
+            table.as_ref(),
+            batch,
+            &tally,
+            report,
+        );
+    };
     for n in 1..=o.bound {
-        let mut batch: Vec<(usize, Program)> = Vec::with_capacity(BATCH);
+        let mut batch: Vec<dominance::Group> = Vec::new();
+        let mut in_batch = 0usize;
         let mut checked = 0usize;
         let mut cut = false;
+        // The shape being collected (this shard's), and whether the last
+        // program's shape was this shard's.
+        let mut group: dominance::Group = Vec::new();
+        let mut last_shape: Option<usize> = None;
         enumerate::for_each_of_size_while(&space, n, &mut |p| {
-            if mine(i) {
-                batch.push((i, p.clone()));
-                if batch.len() == BATCH {
-                    check_batch(m, o, &cache, &compiler, &batch, &tally, report);
-                    checked += batch.len();
+            let mine = slicer.mine(p);
+            if last_shape != Some(slicer.unit) {
+                // A new unit: the previous group is complete.
+                if !group.is_empty() {
+                    in_batch += group.len();
+                    batch.push(std::mem::take(&mut group));
+                }
+                last_shape = Some(slicer.unit);
+                if in_batch >= BATCH {
+                    check(&batch);
+                    checked += in_batch;
                     batch.clear();
+                    in_batch = 0;
                     if stop(&tally) {
                         cut = true;
                         return false;
                     }
                 }
             }
+            if mine {
+                group.push((i, p.clone()));
+            }
             i += 1;
             true
         });
         if !cut {
-            check_batch(m, o, &cache, &compiler, &batch, &tally, report);
-            checked += batch.len();
+            if !group.is_empty() {
+                in_batch += group.len();
+                batch.push(group);
+            }
+            check(&batch);
+            checked += in_batch;
             summary.complete_to = n;
         }
         summary.by_events[n] = checked;
@@ -630,6 +769,8 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
     summary.sound = tally.sound.load(Ordering::Relaxed);
     summary.racy = tally.racy.load(Ordering::Relaxed);
     summary.errors = tally.errors.load(Ordering::Relaxed);
+    summary.by_weaker = tally.by_weaker.load(Ordering::Relaxed);
+    summary.bounded = tally.bounded.load(Ordering::Relaxed);
     summary.counterexamples = tally.found.load(Ordering::Relaxed);
     summary.programs = summary.by_events.iter().sum();
     let mut cex = tally.cex.into_inner().unwrap_or_default();
@@ -647,6 +788,10 @@ pub fn program_name(m: &Mapping, bound: usize, i: usize) -> String {
     format!("{}-b{bound}-{i}", m.name)
 }
 
+/// A program's verdict, its counterexample if unsound, and (when the SC
+/// shortcut applied) its target states outside the SC states.
+type Checked = (Verdict, Option<Counterexample>, Option<check::StateSet>);
+
 fn check_program(
     m: &Mapping,
     o: &Options,
@@ -654,14 +799,24 @@ fn check_program(
     compiler: &Compiler,
     i: usize,
     p: &Program,
-) -> Result<(Verdict, Option<Counterexample>), String> {
+    bound: Option<&check::StateSet>,
+) -> Result<Checked, String> {
     let name = program_name(m, o.bound, i);
     let src = super::build::source_test(p, &name);
     let race_free = p.race_free(m.source == "sc11");
     let compile = |t: &crate::ir::Test| compiler.compile(p, t);
-    let r = check::check_test_with(m, &src, &name, cache, &o.check, race_free, Some(&compile))?;
+    let (r, non_sc) = check::check_test_bounded(
+        m,
+        &src,
+        &name,
+        cache,
+        &o.check,
+        race_free,
+        Some(&compile),
+        bound,
+    )?;
     if r.verdict != Verdict::Unsound {
-        return Ok((r.verdict, None));
+        return Ok((r.verdict, None, non_sc));
     }
     let st = &r.extra_states[0];
     let cond: Vec<String> = r
@@ -702,7 +857,7 @@ fn check_program(
         write(format!("{name}.litmus"), &source_text)?;
         write(format!("{name}.{}.litmus", m.target), &compiled.text)?;
     }
-    Ok((Verdict::Unsound, Some(c)))
+    Ok((Verdict::Unsound, Some(c), non_sc))
 }
 
 /// Adds up shard summaries of one campaign. Errors when they are of
@@ -742,6 +897,8 @@ pub fn merge(parts: &[Summary]) -> Result<Summary, String> {
         out.sound += s.sound;
         out.racy += s.racy;
         out.errors += s.errors;
+        out.by_weaker += s.by_weaker;
+        out.bounded += s.bounded;
         out.time_s = out.time_s.max(s.time_s);
         out.complete_to = out.complete_to.min(s.complete_to);
         for (i, c) in s.by_events.iter().enumerate() {
