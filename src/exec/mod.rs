@@ -558,6 +558,15 @@ const MIN_SUBTREE: f64 = 4.0;
 /// (measured on `verify-mapping` campaigns).
 const MIN_SUBTREE_FILTERED: f64 = 2.0;
 
+/// As [`MIN_SUBTREE`] with a [`StateFilter`] listing the only states
+/// wanted: the candidates reaching other states are skipped without a
+/// judgement, so judging a partial candidate rarely saves work; only
+/// large subtrees are (measured on `verify-mapping` campaigns, whose
+/// source runs and runs bounded by weaker programs take such filters:
+/// judging from 2 candidates below took 1.9 times as long on a `sc11-ptx`
+/// bound-5 slice).
+const MIN_SUBTREE_ONLY: f64 = 1024.0;
+
 /// With a deadline, searches whose plain bound exceeds 10^this are sized.
 const PROBE_FROM_LOG10: f64 = 4.0;
 
@@ -981,10 +990,10 @@ impl RfSearch<'_, '_> {
         rf_complete: bool,
         below: f64,
     ) -> Result<bool, CheckError> {
-        let min = if self.opts.skip.is_some() {
-            MIN_SUBTREE_FILTERED
-        } else {
-            MIN_SUBTREE
+        let min = match &self.opts.skip {
+            Some(f) if f.only => MIN_SUBTREE_ONLY,
+            Some(_) => MIN_SUBTREE_FILTERED,
+            None => MIN_SUBTREE,
         };
         if !self.pruner.enabled || below < min {
             return Ok(false);

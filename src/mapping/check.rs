@@ -228,12 +228,32 @@ pub fn check_test_with(
     race_free: bool,
     compiler: Option<CompileFn<'_>>,
 ) -> Result<Report, String> {
-    check_test_bounded(m, src, file, cache, opts, race_free, compiler, None).map(|(r, _)| r)
+    check_test_bounded(
+        m,
+        src,
+        file,
+        cache,
+        opts,
+        race_free,
+        compiler,
+        Hints::default(),
+    )
+    .map(|(r, _)| r)
 }
 
-/// [`check_test_with`], where `bound` (used only when the SC shortcut
-/// applies) holds every final state outside the SC states that the target
-/// may allow: the target run then judges only those. Also returns, when
+/// What a campaign already knows about a program from the other programs
+/// of its shape ([`super::dominance`]); used only when the SC shortcut
+/// applies.
+#[derive(Clone, Copy, Default)]
+pub struct Hints<'a> {
+    /// Every final state outside the SC states that the target may allow:
+    /// the target run then judges only those.
+    pub bound: Option<&'a StateSet>,
+    /// The program's SC states, when known (they depend only on the shape).
+    pub sc: Option<&'a BTreeSet<Vec<Value>>>,
+}
+
+/// [`check_test_with`] with what `hints` tell. Also returns, when
 /// the SC shortcut applied, the exact set of target-allowed states outside
 /// the SC states (empty when the target allows SC states only).
 /// `verify-mapping` gets `bound` from weaker programs of the same shape
@@ -247,8 +267,9 @@ pub fn check_test_bounded(
     opts: &Options,
     race_free: bool,
     compiler: Option<CompileFn<'_>>,
-    bound: Option<&StateSet>,
+    hints: Hints<'_>,
 ) -> Result<(Report, Option<StateSet>), String> {
+    let bound = hints.bound;
     let mut source = src.clone();
     let terms = full_observation(&source);
     source.observed = terms.clone();
@@ -284,7 +305,10 @@ pub fn check_test_bounded(
     };
     let shortcut = race_free && sc_shortcut_sound(m) && !opts.why;
     let sc = if shortcut {
-        super::sc::sc_states(&report.source, &terms)
+        match hints.sc {
+            Some(sc) => Some(sc.clone()),
+            None => super::sc::sc_states(&report.source, &terms),
+        }
     } else {
         None
     };

@@ -22,8 +22,8 @@ use super::check::StateSet;
 use super::enumerate::{self, OpKind, Place, Program};
 use super::format::Mapping;
 use super::verify;
-use crate::ir::{Instr, InstrKind};
-use std::collections::HashMap;
+use crate::ir::{Instr, InstrKind, Value};
+use std::collections::{BTreeSet, HashMap};
 
 /// An operation's memory order and scope (indices into `ORDERS` and
 /// `SCOPES`).
@@ -229,6 +229,9 @@ impl Table {
 #[derive(Default)]
 pub struct Shape {
     known: HashMap<Vec<Annotation>, StateSet>,
+    /// The SC states of the shape's programs (computed for the first one
+    /// that needs them; `None` inside when they cannot be computed).
+    pub sc: Option<Option<BTreeSet<Vec<Value>>>>,
 }
 
 impl Shape {

@@ -579,84 +579,163 @@ struct Tally {
     cex: Mutex<Vec<(usize, Counterexample)>>,
 }
 
-/// Checks one batch of groups in parallel, each group's programs in order
-/// (with `table`, deciding each from the weaker ones checked before it).
-#[allow(clippy::too_many_arguments)]
-fn check_batch(
-    m: &Mapping,
-    o: &Options,
-    cache: &ModelCache,
-    compiler: &Compiler,
-    table: Option<&dominance::Table>,
-    batch: &[dominance::Group],
-    tally: &Tally,
-    report: &(dyn Fn(Event<'_>) + Sync),
-) {
-    let max_len = if table.is_some() { 1 } else { 4 };
-    batch.par_iter().with_max_len(max_len).for_each(|group| {
-        let mut shape = dominance::Shape::default();
-        for (i, p) in group {
-            let r = check_in_shape(m, o, cache, compiler, table, &mut shape, tally, *i, p);
-            let d = tally.done.fetch_add(1, Ordering::Relaxed) + 1;
-            match r {
-                Ok((Verdict::Sound, _)) => {
-                    tally.sound.fetch_add(1, Ordering::Relaxed);
-                }
-                Ok((Verdict::Racy, _)) => {
-                    tally.racy.fetch_add(1, Ordering::Relaxed);
-                }
-                Ok((Verdict::Unsound, c)) => {
-                    tally.found.fetch_add(1, Ordering::Relaxed);
-                    if let Some(c) = c {
-                        report(Event::Found(&c));
-                        if let Ok(mut v) = tally.cex.lock() {
-                            v.push((*i, c));
-                        }
-                    }
-                }
-                Err(e) => {
-                    tally.errors.fetch_add(1, Ordering::Relaxed);
-                    report(Event::Error(&e));
-                }
-            }
-            report(Event::Progress(d, tally.found.load(Ordering::Relaxed)));
-        }
-    });
+/// Programs of one size class to check together, in groups of one shape
+/// (or of one program each), and whether the class ends with them.
+struct Batch {
+    events: usize,
+    groups: Vec<dominance::Group>,
+    last: bool,
 }
 
-/// Checks program `p` of a shape whose earlier programs `shape` records:
-/// sound at once when a weaker program of the shape has no target state
-/// outside the SC states, else checked with the bound the weaker ones give.
-#[allow(clippy::too_many_arguments)]
-fn check_in_shape(
-    m: &Mapping,
+/// Enumerates this shard's programs, size class by size class, into
+/// batches of about [`BATCH`] programs (a group is never split), until the
+/// checker hangs up or sets `stopped`.
+fn produce(
+    space: &Space,
     o: &Options,
-    cache: &ModelCache,
-    compiler: &Compiler,
-    table: Option<&dominance::Table>,
-    shape: &mut dominance::Shape,
-    tally: &Tally,
-    i: usize,
-    p: &Program,
-) -> Result<(Verdict, Option<Counterexample>), String> {
-    let race_free = p.race_free(m.source == "sc11");
-    let bound = table.filter(|_| race_free).and_then(|t| t.bound(shape, p));
-    match &bound {
-        Some(b) if b.is_empty() => {
-            tally.by_weaker.fetch_add(1, Ordering::Relaxed);
-            shape.record(p, Default::default());
-            return Ok((Verdict::Sound, None));
+    by_shape: bool,
+    stopped: &std::sync::atomic::AtomicBool,
+    tx: &std::sync::mpsc::SyncSender<Batch>,
+) {
+    let mut slicer = Slicer::new(o, by_shape);
+    let mut i = 0usize;
+    for n in 1..=o.bound {
+        let mut batch: Vec<dominance::Group> = Vec::new();
+        let mut in_batch = 0usize;
+        let mut group: dominance::Group = Vec::new();
+        let mut last_unit: Option<usize> = None;
+        let mut go = true;
+        enumerate::for_each_of_size_while(space, n, &mut |p| {
+            let mine = slicer.mine(p);
+            if last_unit != Some(slicer.unit) {
+                // A new unit: the previous group is complete.
+                if !group.is_empty() {
+                    in_batch += group.len();
+                    batch.push(std::mem::take(&mut group));
+                }
+                last_unit = Some(slicer.unit);
+                if in_batch >= BATCH {
+                    let groups = std::mem::take(&mut batch);
+                    in_batch = 0;
+                    go = !stopped.load(Ordering::Relaxed)
+                        && tx
+                            .send(Batch {
+                                events: n,
+                                groups,
+                                last: false,
+                            })
+                            .is_ok();
+                    if !go {
+                        return false;
+                    }
+                }
+            }
+            if mine {
+                group.push((i, p.clone()));
+            }
+            i += 1;
+            true
+        });
+        if !go {
+            return;
         }
-        Some(_) => {
-            tally.bounded.fetch_add(1, Ordering::Relaxed);
+        if !group.is_empty() {
+            batch.push(group);
         }
-        None => {}
+        let last = Batch {
+            events: n,
+            groups: batch,
+            last: true,
+        };
+        if stopped.load(Ordering::Relaxed) || tx.send(last).is_err() {
+            return;
+        }
     }
-    let (verdict, cex, non_sc) = check_program(m, o, cache, compiler, i, p, bound.as_ref())?;
-    if let (Some(states), Some(_)) = (non_sc, table) {
-        shape.record(p, states);
+}
+
+/// What every check of a campaign shares.
+struct Campaign<'a> {
+    m: &'a Mapping,
+    o: &'a Options,
+    cache: ModelCache,
+    compiler: Compiler<'a>,
+    /// Deciding programs from weaker ones of their shape, when on.
+    table: Option<dominance::Table>,
+    tally: Tally,
+    report: &'a (dyn Fn(Event<'_>) + Sync),
+}
+
+impl Campaign<'_> {
+    /// Checks one batch of groups in parallel, each group's programs in
+    /// order (with the table, deciding each from the weaker ones checked
+    /// before it).
+    fn check_batch(&self, batch: &[dominance::Group]) {
+        let (tally, report) = (&self.tally, self.report);
+        let max_len = if self.table.is_some() { 1 } else { 4 };
+        batch.par_iter().with_max_len(max_len).for_each(|group| {
+            let mut shape = dominance::Shape::default();
+            for (i, p) in group {
+                let r = self.check_in_shape(&mut shape, *i, p);
+                let d = tally.done.fetch_add(1, Ordering::Relaxed) + 1;
+                match r {
+                    Ok((Verdict::Sound, _)) => {
+                        tally.sound.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok((Verdict::Racy, _)) => {
+                        tally.racy.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok((Verdict::Unsound, c)) => {
+                        tally.found.fetch_add(1, Ordering::Relaxed);
+                        if let Some(c) = c {
+                            report(Event::Found(&c));
+                            if let Ok(mut v) = tally.cex.lock() {
+                                v.push((*i, c));
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        tally.errors.fetch_add(1, Ordering::Relaxed);
+                        report(Event::Error(&e));
+                    }
+                }
+                report(Event::Progress(d, tally.found.load(Ordering::Relaxed)));
+            }
+        });
     }
-    Ok((verdict, cex))
+
+    /// Checks program `p` of a shape whose earlier programs `shape`
+    /// records: sound at once when a weaker program of the shape has no
+    /// target state outside the SC states, else checked with the bound the
+    /// weaker ones give.
+    fn check_in_shape(
+        &self,
+        shape: &mut dominance::Shape,
+        i: usize,
+        p: &Program,
+    ) -> Result<(Verdict, Option<Counterexample>), String> {
+        let race_free = p.race_free(self.m.source == "sc11");
+        let bound = self
+            .table
+            .as_ref()
+            .filter(|_| race_free)
+            .and_then(|t| t.bound(shape, p));
+        match &bound {
+            Some(b) if b.is_empty() => {
+                self.tally.by_weaker.fetch_add(1, Ordering::Relaxed);
+                shape.record(p, Default::default());
+                return Ok((Verdict::Sound, None));
+            }
+            Some(_) => {
+                self.tally.bounded.fetch_add(1, Ordering::Relaxed);
+            }
+            None => {}
+        }
+        let (verdict, cex, non_sc) = self.check_program(shape, i, p, bound.as_ref())?;
+        if let (Some(states), Some(_)) = (non_sc, &self.table) {
+            shape.record(p, states);
+        }
+        Ok((verdict, cex))
+    }
 }
 
 /// Runs the campaign. Programs are enumerated twice, streaming: once to
@@ -674,98 +753,68 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
         by_events: vec![0; o.bound + 1],
         ..Default::default()
     };
-    let mut counted = vec![0usize; o.bound + 1];
-    // With --stop-at-first the space is not counted first: counting a
-    // bound-5 space costs as much as the search usually needs to find its
-    // first counterexample. The progress total is then unknown (0).
-    if o.stop_at_first && !o.count_only {
-        report(Event::Total(0));
-    } else {
-        let mut slicer = Slicer::new(o, table.is_some());
+    let by_shape = table.is_some();
+    let count = || {
+        let mut counted = vec![0usize; o.bound + 1];
+        let mut slicer = Slicer::new(o, by_shape);
         enumerate::for_each(&space, &mut |p| {
             if slicer.mine(p) {
                 counted[p.events()] += 1;
             }
         });
-        report(Event::Total(counted.iter().sum()));
-    }
+        counted
+    };
     if o.count_only {
+        let counted = count();
+        report(Event::Total(counted.iter().sum()));
         summary.programs = counted.iter().sum();
         summary.by_events = counted;
         summary.complete_to = o.bound;
         summary.time_s = start.elapsed().as_secs_f64();
         return summary;
     }
-    let cache = ModelCache::default();
-    let compiler = Compiler::new(m);
-    let tally = Tally::default();
-    let mut slicer = Slicer::new(o, table.is_some());
-    let mut i = 0usize;
-    // Size classes in order. With --stop-at-first the campaign stops after
-    // the batch that found the first counterexample: every smaller class
-    // is complete, so the one reported is minimal in events.
-    let stop = |t: &Tally| o.stop_at_first && t.found.load(Ordering::Relaxed) > 0;
-    let check = |batch: &[dominance::Group]| {
-        check_batch(
-            m,
-            o,
-            &cache,
-            &compiler,
-            table.as_ref(),
-            batch,
-            &tally,
-            report,
-        );
+    let c = Campaign {
+        m,
+        o,
+        cache: ModelCache::default(),
+        compiler: Compiler::new(m),
+        table,
+        tally: Tally::default(),
+        report,
     };
-    for n in 1..=o.bound {
-        let mut batch: Vec<dominance::Group> = Vec::new();
-        let mut in_batch = 0usize;
-        let mut checked = 0usize;
-        let mut cut = false;
-        // The shape being collected (this shard's), and whether the last
-        // program's shape was this shard's.
-        let mut group: dominance::Group = Vec::new();
-        let mut last_shape: Option<usize> = None;
-        enumerate::for_each_of_size_while(&space, n, &mut |p| {
-            let mine = slicer.mine(p);
-            if last_shape != Some(slicer.unit) {
-                // A new unit: the previous group is complete.
-                if !group.is_empty() {
-                    in_batch += group.len();
-                    batch.push(std::mem::take(&mut group));
-                }
-                last_shape = Some(slicer.unit);
-                if in_batch >= BATCH {
-                    check(&batch);
-                    checked += in_batch;
-                    batch.clear();
-                    in_batch = 0;
-                    if stop(&tally) {
-                        cut = true;
-                        return false;
-                    }
-                }
-            }
-            if mine {
-                group.push((i, p.clone()));
-            }
-            i += 1;
-            true
-        });
-        if !cut {
-            if !group.is_empty() {
-                in_batch += group.len();
-                batch.push(group);
-            }
-            check(&batch);
-            checked += in_batch;
-            summary.complete_to = n;
+    // With --stop-at-first the campaign stops after the batch that found
+    // the first counterexample: every smaller size class is complete, so
+    // the one reported is minimal in events.
+    let stop = |t: &Tally| o.stop_at_first && t.found.load(Ordering::Relaxed) > 0;
+    let stopped = std::sync::atomic::AtomicBool::new(false);
+    // Three threads overlap: one counts the space (the progress total),
+    // one enumerates it into batches of groups (a batch ahead), and this
+    // one checks each batch on the rayon pool.
+    std::thread::scope(|scope| {
+        // With --stop-at-first the space is not counted: counting a bound-5
+        // space costs as much as the search usually needs to find its first
+        // counterexample. The progress total is then unknown (0).
+        if o.stop_at_first {
+            report(Event::Total(0));
+        } else {
+            scope.spawn(|| report(Event::Total(count().iter().sum())));
         }
-        summary.by_events[n] = checked;
-        if stop(&tally) {
-            break;
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(1);
+        let (space, stopped) = (&space, &stopped);
+        scope.spawn(move || produce(space, o, by_shape, stopped, &tx));
+        for b in rx {
+            c.check_batch(&b.groups);
+            summary.by_events[b.events] += b.groups.iter().map(Vec::len).sum::<usize>();
+            if b.last {
+                summary.complete_to = b.events;
+            }
+            if stop(&c.tally) {
+                stopped.store(true, Ordering::Relaxed);
+                break;
+            }
         }
-    }
+    });
+    let tally = c.tally;
     summary.sound = tally.sound.load(Ordering::Relaxed);
     summary.racy = tally.racy.load(Ordering::Relaxed);
     summary.errors = tally.errors.load(Ordering::Relaxed);
@@ -792,72 +841,82 @@ pub fn program_name(m: &Mapping, bound: usize, i: usize) -> String {
 /// shortcut applied) its target states outside the SC states.
 type Checked = (Verdict, Option<Counterexample>, Option<check::StateSet>);
 
-fn check_program(
-    m: &Mapping,
-    o: &Options,
-    cache: &ModelCache,
-    compiler: &Compiler,
-    i: usize,
-    p: &Program,
-    bound: Option<&check::StateSet>,
-) -> Result<Checked, String> {
-    let name = program_name(m, o.bound, i);
-    let src = super::build::source_test(p, &name);
-    let race_free = p.race_free(m.source == "sc11");
-    let compile = |t: &crate::ir::Test| compiler.compile(p, t);
-    let (r, non_sc) = check::check_test_bounded(
-        m,
-        &src,
-        &name,
-        cache,
-        &o.check,
-        race_free,
-        Some(&compile),
-        bound,
-    )?;
-    if r.verdict != Verdict::Unsound {
-        return Ok((r.verdict, None, non_sc));
-    }
-    let st = &r.extra_states[0];
-    let cond: Vec<String> = r
-        .observed
-        .iter()
-        .zip(st)
-        .map(|(n, v)| {
-            let v = crate::exec::value_text(&r.source, *v);
-            if n.contains(':') {
-                format!("{n}={v}")
-            } else {
-                format!("[{n}]={v}")
-            }
-        })
-        .collect();
-    let c = Counterexample {
-        name: name.clone(),
-        events: p.events(),
-        program: p.summary(),
-        extra_state: r.state_text(st),
-    };
-    if let Some(dir) = &o.out {
-        let source_text = p.to_c(&name, &cond.join(" /\\ ")).replacen(
-            '\n',
-            &format!(
-                "\n\"Counterexample to mapping {}: run with litmix run --model {}\"\n",
-                m.name, m.source
-            ),
-            1,
-        );
-        let src2 = crate::litmus::parse_str(&format!("{name}.litmus"), &source_text)
-            .map_err(|d| d.render())?;
-        let compiled = super::compile::compile(m, &src2).map_err(|d| d.render())?;
-        let write = |file: String, text: &str| {
-            std::fs::write(dir.join(&file), text)
-                .map_err(|e| format!("cannot write {}: {e}", dir.join(&file).display()))
+impl Campaign<'_> {
+    fn check_program(
+        &self,
+        shape: &mut dominance::Shape,
+        i: usize,
+        p: &Program,
+        bound: Option<&check::StateSet>,
+    ) -> Result<Checked, String> {
+        let (m, o, cache, compiler) = (self.m, self.o, &self.cache, &self.compiler);
+        let name = program_name(m, o.bound, i);
+        let src = super::build::source_test(p, &name);
+        let race_free = p.race_free(m.source == "sc11");
+        let compile = |t: &crate::ir::Test| compiler.compile(p, t);
+        // The SC states depend only on the shape: computed once for it.
+        let sc = if race_free && check::sc_shortcut_sound(m) && !o.check.why {
+            shape
+                .sc
+                .get_or_insert_with(|| super::sc::sc_states(&src, &check::full_observation(&src)))
+                .as_ref()
+        } else {
+            None
         };
-        write(format!("{name}.litmus"), &source_text)?;
-        write(format!("{name}.{}.litmus", m.target), &compiled.text)?;
+        let (r, non_sc) = check::check_test_bounded(
+            m,
+            &src,
+            &name,
+            cache,
+            &o.check,
+            race_free,
+            Some(&compile),
+            check::Hints { bound, sc },
+        )?;
+        if r.verdict != Verdict::Unsound {
+            return Ok((r.verdict, None, non_sc));
+        }
+        let st = &r.extra_states[0];
+        let cond: Vec<String> = r
+            .observed
+            .iter()
+            .zip(st)
+            .map(|(n, v)| {
+                let v = crate::exec::value_text(&r.source, *v);
+                if n.contains(':') {
+                    format!("{n}={v}")
+                } else {
+                    format!("[{n}]={v}")
+                }
+            })
+            .collect();
+        let c = Counterexample {
+            name: name.clone(),
+            events: p.events(),
+            program: p.summary(),
+            extra_state: r.state_text(st),
+        };
+        if let Some(dir) = &o.out {
+            let source_text = p.to_c(&name, &cond.join(" /\\ ")).replacen(
+                '\n',
+                &format!(
+                    "\n\"Counterexample to mapping {}: run with litmix run --model {}\"\n",
+                    m.name, m.source
+                ),
+                1,
+            );
+            let src2 = crate::litmus::parse_str(&format!("{name}.litmus"), &source_text)
+                .map_err(|d| d.render())?;
+            let compiled = super::compile::compile(m, &src2).map_err(|d| d.render())?;
+            let write = |file: String, text: &str| {
+                std::fs::write(dir.join(&file), text)
+                    .map_err(|e| format!("cannot write {}: {e}", dir.join(&file).display()))
+            };
+            write(format!("{name}.litmus"), &source_text)?;
+            write(format!("{name}.{}.litmus", m.target), &compiled.text)?;
+        }
+        Ok((Verdict::Unsound, Some(c), non_sc))
     }
-    Ok((Verdict::Unsound, Some(c), non_sc))
 }
 
 /// Adds up shard summaries of one campaign. Errors when they are of
