@@ -714,6 +714,11 @@ fn weaker_operations_follow_the_compiled_code() {
             .weaker(false, OpKind::Fence, rel, dev)
             .contains(&(acq, dev))
     );
+    // Fig. 13 on a CPU thread: `MOV; MFENCE` (store sc) is above `MOV`
+    // (store rel), not the other way round.
+    let fig13 = Table::new(&litmix::mapping::load("sc11-x86ptx").unwrap(), "cmm").unwrap();
+    assert!(fig13.weaker(true, OpKind::Store, sc, 3).contains(&(rel, 3)));
+    assert!(!fig13.weaker(true, OpKind::Store, rel, 3).contains(&(sc, 3)));
     // Not argued for other targets.
     assert!(Table::new(&litmix::mapping::load("sc11-ptx").unwrap(), "ptx75").is_none());
 }
