@@ -322,8 +322,15 @@ fn shards_partition_the_reduced_space() {
             ok.shard = (k, 4);
             let mine = verify::programs(&m, &ok);
             assert!(!mine.is_empty());
+            let mut previous: Option<enumerate::Program> = None;
             for (_, p) in &mine {
                 let shape = litmix::mapping::dominance::shape_key(p);
+                assert!(litmix::mapping::dominance::has_shape(p, &shape));
+                if let Some(q) = &previous {
+                    let same = litmix::mapping::dominance::shape_key(q) == shape;
+                    assert_eq!(litmix::mapping::dominance::has_shape(q, &shape), same);
+                }
+                previous = Some(p.clone());
                 if cycle_cut {
                     assert_eq!(*shard_of.entry(shape).or_insert(k), k);
                 }

@@ -251,6 +251,20 @@ pub fn shape_key(p: &Program) -> ShapeKey {
         .collect()
 }
 
+/// Whether `p` has shape `key` (as [`shape_key`] would say, without
+/// building it).
+pub fn has_shape(p: &Program, key: &ShapeKey) -> bool {
+    p.threads.len() == key.len()
+        && p.threads.iter().zip(key).all(|(t, (place, ops))| {
+            t.place == *place
+                && t.ops.len() == ops.len()
+                && t.ops
+                    .iter()
+                    .zip(ops)
+                    .all(|(o, &(k, l))| o.kind == k && o.loc == l)
+        })
+}
+
 /// Programs in one place for a shape's sequential check.
 pub type Group = Vec<(usize, enumerate::Program)>;
 

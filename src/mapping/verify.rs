@@ -542,16 +542,19 @@ impl Slicer {
         }
     }
 
-    /// Whether the next program of the enumeration, `p`, is this shard's.
-    /// Also tells whether `p` starts a new shape (for [`Slicer::new_shape`]).
+    /// Whether the next program of the enumeration, `p`, is this shard's;
+    /// `unit` moves on when `p` starts a new unit (shape or program).
     fn mine(&mut self, p: &Program) -> bool {
         if self.by_shape {
-            let key = dominance::shape_key(p);
-            if self.shape.as_ref() != Some(&key) {
+            if !self
+                .shape
+                .as_ref()
+                .is_some_and(|k| dominance::has_shape(p, k))
+            {
                 if self.shape.is_some() {
                     self.unit += 1;
                 }
-                self.shape = Some(key);
+                self.shape = Some(dominance::shape_key(p));
             }
         } else if self.shape.is_some() {
             self.unit += 1;
