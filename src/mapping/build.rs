@@ -685,6 +685,7 @@ mod tests {
             fragment: None,
             reduce: Reduce::default(),
             dominated: Vec::new(),
+            slice: None,
         }
     }
 

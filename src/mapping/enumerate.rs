@@ -136,6 +136,39 @@ pub struct Space {
     /// target code, as (kind, order, scope, remote, on a CPU thread)
     /// (docs/mappings.md, "Reductions", item 10).
     pub dominated: Vec<(OpKind, u8, u8, bool, bool)>,
+    /// `(k, m)`: with skeleton-first generation (the cycle cut), generate
+    /// only the programs of the (skeleton, placement) pairs whose
+    /// [`unit_hash`] is k-1 modulo m, skipping the others before any order
+    /// or scope is chosen (`--shard`). Ignored otherwise.
+    pub slice: Option<(usize, usize)>,
+}
+
+/// A fixed hash (FNV-1a) of a skeleton's operation kinds and locations and
+/// of a placement: which shard generates their programs. The same in
+/// every run and build, so that the shards of a campaign partition it.
+pub fn unit_hash(skeleton: &[Thread], places: &[Place]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |b: u8| {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    };
+    for (t, place) in skeleton.iter().zip(places) {
+        eat(0xff);
+        match *place {
+            Place::Cpu => eat(1),
+            Place::Gpu { dev, wg } => {
+                eat(2);
+                eat(dev);
+                eat(wg);
+            }
+            Place::Plain => eat(3),
+        }
+        for o in &t.ops {
+            eat(o.kind as u8);
+            eat(o.loc);
+        }
+    }
+    h
 }
 
 /// Reductions that skip programs which cannot be counterexamples
@@ -691,6 +724,11 @@ pub fn for_each_of_size_while(space: &Space, n: usize, f: &mut dyn FnMut(&Progra
                 if !*go {
                     return;
                 }
+                if let (Some(sk), Some((k, m))) = (skeleton, space.slice)
+                    && unit_hash(sk, places) % m as u64 != (k - 1) as u64
+                {
+                    continue;
+                }
                 let mut threads: Vec<Thread> = places
                     .iter()
                     .map(|&place| Thread {
@@ -1221,6 +1259,7 @@ mod tests {
             fragment: None,
             reduce: Reduce::default(),
             dominated: Vec::new(),
+            slice: None,
         }
     }
 

@@ -268,6 +268,7 @@ fn base_space(m: &Mapping, o: &Options) -> Space {
         rmw_add: false,
         fragment: None,
         dominated: Vec::new(),
+        slice: None,
         reduce: if o.no_reduce {
             Reduce::default()
         } else {
@@ -498,8 +499,8 @@ fn accesses_compile_to_accesses(m: &Mapping) -> bool {
 
 /// This shard's programs, with their global index, in enumeration order.
 pub fn programs(m: &Mapping, o: &Options) -> Vec<(usize, Program)> {
-    let space = space(m, o);
-    let mut slicer = Slicer::new(o, dominance_table(m, o, &space).is_some());
+    let (space, table) = plan(m, o);
+    let mut slicer = Slicer::new(o, table.is_some());
     let mut out = Vec::new();
     let mut i = 0usize;
     enumerate::for_each(&space, &mut |p| {
@@ -521,9 +522,23 @@ fn dominance_table(m: &Mapping, o: &Options, space: &Space) -> Option<dominance:
     dominance::Table::new(m, o.check.target_model.as_deref().unwrap_or(&m.target))
 }
 
-/// Which programs are this shard's: every M-th program of the fixed order,
-/// or, when programs are decided from weaker ones of their shape, every
-/// M-th shape (a shape's programs stay together).
+/// The campaign's space and, when programs are decided from weaker ones
+/// of their shape, the table: the space then generates only this shard's
+/// shapes (`Space::slice`), skipping the others before any order or scope
+/// is chosen, so that a shard's enumeration costs about its share.
+fn plan(m: &Mapping, o: &Options) -> (Space, Option<dominance::Table>) {
+    let mut space = space(m, o);
+    let table = dominance_table(m, o, &space);
+    if table.is_some() {
+        space.slice = Some(o.shard);
+    }
+    (space, table)
+}
+
+/// Which programs are this shard's and where groups end: every M-th
+/// program of the fixed order; or, when programs are decided from weaker
+/// ones of their shape, every program the (sliced) space generates, a new
+/// unit starting with each shape (a shape's programs stay together).
 struct Slicer {
     shard: (usize, usize),
     by_shape: bool,
@@ -556,7 +571,9 @@ impl Slicer {
                 }
                 self.shape = Some(dominance::shape_key(p));
             }
-        } else if self.shape.is_some() {
+            return true;
+        }
+        if self.shape.is_some() {
             self.unit += 1;
         } else {
             self.shape = Some(Vec::new());
@@ -746,9 +763,8 @@ impl Campaign<'_> {
 /// check them in batches, so memory stays flat whatever the bound.
 pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Summary {
     let start = Instant::now();
-    let space = space(m, o);
+    let (space, table) = plan(m, o);
     let (k, nshards) = o.shard;
-    let table = dominance_table(m, o, &space);
     let mut summary = Summary {
         mapping: m.name.clone(),
         bound: o.bound,
@@ -835,9 +851,15 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
     summary
 }
 
-/// The name of program `i`.
-pub fn program_name(m: &Mapping, bound: usize, i: usize) -> String {
-    format!("{}-b{bound}-{i}", m.name)
+/// The name of program `i` of a campaign: `MAPPING-bN-I`, or, when the
+/// space is sliced by shape over M > 1 shards (`Space::slice`, whose
+/// shards never see each other's programs), `MAPPING-bN-sKofM-I` with `I`
+/// counted within shard K.
+pub fn program_name(m: &Mapping, o: &Options, sliced: bool, i: usize) -> String {
+    match o.shard {
+        (k, n) if sliced && n > 1 => format!("{}-b{}-s{k}of{n}-{i}", m.name, o.bound),
+        _ => format!("{}-b{}-{i}", m.name, o.bound),
+    }
 }
 
 /// A program's verdict, its counterexample if unsound, and (when the SC
@@ -853,7 +875,7 @@ impl Campaign<'_> {
         bound: Option<&check::StateSet>,
     ) -> Result<Checked, String> {
         let (m, o, cache, compiler) = (self.m, self.o, &self.cache, &self.compiler);
-        let name = program_name(m, o.bound, i);
+        let name = program_name(m, o, self.table.is_some(), i);
         let src = super::build::source_test(p, &name);
         let race_free = p.race_free(m.source == "sc11");
         let compile = |t: &crate::ir::Test| compiler.compile(p, t);
