@@ -21,13 +21,18 @@ fn check_file(mapping: &str, file: &str) -> check::Report {
     .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The report's extra states, as text.
+fn extra_texts(r: &check::Report) -> Vec<String> {
+    r.extra_states.iter().map(|s| r.state_text(s)).collect()
+}
+
 const FIG12: &str = "tests/mappings/Fig12-ISA2-rmwsc-relseq.litmus";
 
 #[test]
 fn fig12_unsound_without_release_sound_with_it() {
     let bad = check_file("sc11-ptx-rmwsc-norel", FIG12);
     assert_eq!(bad.verdict, Verdict::Unsound);
-    let extra: Vec<String> = bad.extra_states.iter().map(|s| bad.state_text(s)).collect();
+    let extra = extra_texts(&bad);
     assert_eq!(extra, ["1:r0=1; 2:r1=3; 2:r2=0; x=1; y=3;"]);
     let good = check_file("sc11-ptx", FIG12);
     assert_eq!(good.verdict, Verdict::Sound);
@@ -80,7 +85,7 @@ fn wrong_acquire_mapping_breaks_mp() {
         "tests/mappings/MP+rel+acq-diffwg.litmus",
     );
     assert_eq!(r.verdict, Verdict::Unsound);
-    let extra: Vec<String> = r.extra_states.iter().map(|s| r.state_text(s)).collect();
+    let extra = extra_texts(&r);
     assert_eq!(extra, ["1:r1=0; 1:r0=1; x=1; y=1;"]);
 }
 
@@ -406,7 +411,7 @@ fn fig13_cpu_rmw_sc_without_mfence_breaks_the_r_shape() {
     let bad = check_file("sc11-x86ptx", R_RMW);
     assert_eq!(bad.verdict, Verdict::Unsound);
     assert!(bad.undefined_flags.is_empty(), "{:?}", bad.undefined_flags);
-    let extra: Vec<String> = bad.extra_states.iter().map(|s| bad.state_text(s)).collect();
+    let extra = extra_texts(&bad);
     assert_eq!(extra, ["0:r0=0; 1:r0=0; x=1; y=2;"]);
     assert_eq!((bad.source_states.len(), bad.target_states.len()), (3, 4));
 
@@ -461,7 +466,7 @@ fn fig11_mixed_scope_seq_cst_breaks_rwc() {
     let bad = check_file("sc11-ptx", RWC);
     assert_eq!(bad.verdict, Verdict::Unsound);
     assert!(bad.undefined_flags.is_empty(), "{:?}", bad.undefined_flags);
-    let extra: Vec<String> = bad.extra_states.iter().map(|s| bad.state_text(s)).collect();
+    let extra = extra_texts(&bad);
     assert_eq!(extra, ["0:r0=1; 0:r1=0; 1:r0=0; x=1; y=1;"]);
     assert_eq!((bad.source_states.len(), bad.target_states.len()), (7, 8));
 
@@ -509,7 +514,7 @@ fn fig13_mixed_scope_seq_cst_breaks_w_rw_wr() {
     for m in ["sc11-x86ptx", "tests/mappings/sc11-x86ptx-rmwsc-mfence.map"] {
         let bad = check_file(m, T);
         assert_eq!(bad.verdict, Verdict::Unsound, "{m}");
-        let extra: Vec<String> = bad.extra_states.iter().map(|s| bad.state_text(s)).collect();
+        let extra = extra_texts(&bad);
         assert_eq!(extra, ["0:r0=0; 1:r0=1; x=1; y=1;"], "{m}");
     }
     let fixed = check_file("tests/mappings/sc11-x86ptx-fixed.map", T);

@@ -553,9 +553,10 @@ const PROBE_MARGIN: f64 = 10.0;
 /// Nodes with fewer complete candidates below are not judged partially.
 const MIN_SUBTREE: f64 = 4.0;
 
-/// As [`MIN_SUBTREE`] with a [`StateFilter`]: candidates reaching a skipped
-/// state cost nothing, those that remain are worth cutting earlier
-/// (measured on `verify-mapping` campaigns).
+/// As [`MIN_SUBTREE`] with a [`StateFilter`] that skips the states it
+/// lists: candidates reaching a skipped state cost nothing, those that
+/// remain are worth cutting earlier (measured on `verify-mapping`
+/// campaigns).
 const MIN_SUBTREE_FILTERED: f64 = 2.0;
 
 /// As [`MIN_SUBTREE`] with a [`StateFilter`] listing the only states

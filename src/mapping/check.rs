@@ -212,6 +212,13 @@ pub fn sc_shortcut_sound(m: &Mapping) -> bool {
     matches!(m.source.as_str(), "sc11" | "rc11")
 }
 
+/// Whether [`check_test_with`] takes the SC shortcut for a program of `m`
+/// (`race_free` as the caller knows it) under `opts`: not when explaining,
+/// which needs both models' full runs.
+pub fn sc_shortcut_applies(m: &Mapping, opts: &Options, race_free: bool) -> bool {
+    race_free && sc_shortcut_sound(m) && !opts.why
+}
+
 /// [`check_test`], and with `race_free` (the caller knows that no source
 /// execution of `src` raises an undefined flag, and [`sc_shortcut_sound`]
 /// holds) the target runs first: a target state that some SC interleaving
@@ -303,8 +310,7 @@ pub fn check_test_bounded(
         source,
         compiled,
     };
-    let shortcut = race_free && sc_shortcut_sound(m) && !opts.why;
-    let sc = if shortcut {
+    let sc = if sc_shortcut_applies(m, opts, race_free) {
         match hints.sc {
             Some(sc) => Some(sc.clone()),
             None => super::sc::sc_states(&report.source, &terms),
@@ -318,25 +324,13 @@ pub fn check_test_bounded(
         // holds the states outside the SC set only. With a bound, it judges
         // only the bound's states (none of them SC states).
         let compiled = &report.compiled;
-        let check_opts = match bound {
-            Some(b) => filtered(
-                &opts.check,
-                &compiled.test,
-                &names,
-                &|n| compiled.term_name(n),
-                b.clone(),
-                true,
-            ),
-            None => filtered(
-                &opts.check,
-                &compiled.test,
-                &names,
-                &|n| compiled.term_name(n),
-                sc.iter().cloned().collect(),
-                false,
-            ),
-        };
         if bound.is_none_or(|b| !b.is_empty()) {
+            let (states, only) = match bound {
+                Some(b) => (b.clone(), true),
+                None => (sc.iter().cloned().collect(), false),
+            };
+            let rename = |n: &str| compiled.term_name(n);
+            let check_opts = filtered(&opts.check, &compiled.test, &names, &rename, states, only);
             let tgt_res = run(&compiled.test, &target_model, cache, &check_opts)?;
             report.target_states = project(&tgt_res, &names, &|n| compiled.term_name(n))?;
         }

@@ -32,6 +32,10 @@ type Annotation = (u8, u8);
 /// An operation as the table knows it: on a CPU thread, kind, order, scope.
 type OpKey = (bool, OpKind, u8, u8);
 
+/// An operation's code alone for one RMW operation (`exch`, `add`; the
+/// same for all other kinds), `None` when it does not compile.
+type RmwCode = (&'static str, Option<Vec<Instr>>);
+
 /// What makes programs one shape: per thread, its placement and its
 /// operations' kinds and locations.
 pub type ShapeKey = Vec<(Place, Vec<(OpKind, u8)>)>;
@@ -136,7 +140,7 @@ impl Table {
             let cpu = place == Place::Cpu;
             for kind in [OpKind::Load, OpKind::Store, OpKind::Rmw, OpKind::Fence] {
                 // Per (order, scope): the code for each RMW operation.
-                let mut code: HashMap<Annotation, Vec<Option<Vec<Instr>>>> = HashMap::new();
+                let mut code: HashMap<Annotation, Vec<RmwCode>> = HashMap::new();
                 for (k, order, scope, rmw_op) in verify::constructs(m, cls, &[kind]) {
                     let c = verify::compiled_thread(
                         m,
@@ -144,14 +148,16 @@ impl Table {
                         vec![verify::op(k, order, scope, 0)],
                         rmw_op == "add",
                     );
-                    code.entry((order, scope)).or_default().push(c);
+                    code.entry((order, scope)).or_default().push((rmw_op, c));
                 }
                 for (&strong, sc) in &code {
                     for (&weak, wc) in &code {
                         let dominates = weak != strong
                             && wc.len() == sc.len()
                             && wc.iter().zip(sc).all(|(w, s)| match (w, s) {
-                                (Some(w), Some(s)) => code_dominates(w, s),
+                                ((wop, Some(w)), (sop, Some(s))) => {
+                                    wop == sop && code_dominates(w, s)
+                                }
                                 _ => false,
                             });
                         if dominates {

@@ -497,7 +497,8 @@ fn accesses_compile_to_accesses(m: &Mapping) -> bool {
     })
 }
 
-/// This shard's programs, with their global index, in enumeration order.
+/// This shard's programs, with their index (global, or within the shard
+/// when sliced by shape: see [`program_name`]), in enumeration order.
 pub fn programs(m: &Mapping, o: &Options) -> Vec<(usize, Program)> {
     let (space, table) = plan(m, o);
     let mut slicer = Slicer::new(o, table.is_some());
@@ -542,8 +543,11 @@ fn plan(m: &Mapping, o: &Options) -> (Space, Option<dominance::Table>) {
 struct Slicer {
     shard: (usize, usize),
     by_shape: bool,
-    /// The last program's shape and its number.
+    /// By shape: the last program's shape.
     shape: Option<dominance::ShapeKey>,
+    /// Programs seen so far.
+    seen: usize,
+    /// The number of the last program's unit (its shape, or itself).
     unit: usize,
 }
 
@@ -553,6 +557,7 @@ impl Slicer {
             shard: o.shard,
             by_shape,
             shape: None,
+            seen: 0,
             unit: 0,
         }
     }
@@ -573,11 +578,8 @@ impl Slicer {
             }
             return true;
         }
-        if self.shape.is_some() {
-            self.unit += 1;
-        } else {
-            self.shape = Some(Vec::new());
-        }
+        self.unit = self.seen;
+        self.seen += 1;
         self.unit % self.shard.1 == self.shard.0 - 1
     }
 }
@@ -673,6 +675,10 @@ fn produce(
     }
 }
 
+/// A program's verdict, its counterexample if unsound, and (when the SC
+/// shortcut applied) its target states outside the SC states.
+type Checked = (Verdict, Option<Counterexample>, Option<check::StateSet>);
+
 /// What every check of a campaign shares.
 struct Campaign<'a> {
     m: &'a Mapping,
@@ -750,11 +756,90 @@ impl Campaign<'_> {
             }
             None => {}
         }
-        let (verdict, cex, non_sc) = self.check_program(shape, i, p, bound.as_ref())?;
+        let (verdict, cex, non_sc) = self.check_program(shape, i, p, race_free, bound.as_ref())?;
         if let (Some(states), Some(_)) = (non_sc, &self.table) {
             shape.record(p, states);
         }
         Ok((verdict, cex))
+    }
+
+    /// Checks program `p` (`race_free` as [`Program::race_free`] says) with
+    /// `bound` from the weaker programs of its shape, whose SC states
+    /// `shape` keeps.
+    fn check_program(
+        &self,
+        shape: &mut dominance::Shape,
+        i: usize,
+        p: &Program,
+        race_free: bool,
+        bound: Option<&check::StateSet>,
+    ) -> Result<Checked, String> {
+        let (m, o, cache, compiler) = (self.m, self.o, &self.cache, &self.compiler);
+        let name = program_name(m, o, self.table.is_some(), i);
+        let src = super::build::source_test(p, &name);
+        let compile = |t: &crate::ir::Test| compiler.compile(p, t);
+        // The SC states depend only on the shape: computed once for it.
+        let sc = if check::sc_shortcut_applies(m, &o.check, race_free) {
+            shape
+                .sc
+                .get_or_insert_with(|| super::sc::sc_states(&src, &check::full_observation(&src)))
+                .as_ref()
+        } else {
+            None
+        };
+        let (r, non_sc) = check::check_test_bounded(
+            m,
+            &src,
+            &name,
+            cache,
+            &o.check,
+            race_free,
+            Some(&compile),
+            check::Hints { bound, sc },
+        )?;
+        if r.verdict != Verdict::Unsound {
+            return Ok((r.verdict, None, non_sc));
+        }
+        let st = &r.extra_states[0];
+        let cond: Vec<String> = r
+            .observed
+            .iter()
+            .zip(st)
+            .map(|(n, v)| {
+                let v = crate::exec::value_text(&r.source, *v);
+                if n.contains(':') {
+                    format!("{n}={v}")
+                } else {
+                    format!("[{n}]={v}")
+                }
+            })
+            .collect();
+        let c = Counterexample {
+            name: name.clone(),
+            events: p.events(),
+            program: p.summary(),
+            extra_state: r.state_text(st),
+        };
+        if let Some(dir) = &o.out {
+            let source_text = p.to_c(&name, &cond.join(" /\\ ")).replacen(
+                '\n',
+                &format!(
+                    "\n\"Counterexample to mapping {}: run with litmix run --model {}\"\n",
+                    m.name, m.source
+                ),
+                1,
+            );
+            let src2 = crate::litmus::parse_str(&format!("{name}.litmus"), &source_text)
+                .map_err(|d| d.render())?;
+            let compiled = super::compile::compile(m, &src2).map_err(|d| d.render())?;
+            let write = |file: String, text: &str| {
+                std::fs::write(dir.join(&file), text)
+                    .map_err(|e| format!("cannot write {}: {e}", dir.join(&file).display()))
+            };
+            write(format!("{name}.litmus"), &source_text)?;
+            write(format!("{name}.{}.litmus", m.target), &compiled.text)?;
+        }
+        Ok((Verdict::Unsound, Some(c), non_sc))
     }
 }
 
@@ -859,88 +944,6 @@ pub fn program_name(m: &Mapping, o: &Options, sliced: bool, i: usize) -> String 
     match o.shard {
         (k, n) if sliced && n > 1 => format!("{}-b{}-s{k}of{n}-{i}", m.name, o.bound),
         _ => format!("{}-b{}-{i}", m.name, o.bound),
-    }
-}
-
-/// A program's verdict, its counterexample if unsound, and (when the SC
-/// shortcut applied) its target states outside the SC states.
-type Checked = (Verdict, Option<Counterexample>, Option<check::StateSet>);
-
-impl Campaign<'_> {
-    fn check_program(
-        &self,
-        shape: &mut dominance::Shape,
-        i: usize,
-        p: &Program,
-        bound: Option<&check::StateSet>,
-    ) -> Result<Checked, String> {
-        let (m, o, cache, compiler) = (self.m, self.o, &self.cache, &self.compiler);
-        let name = program_name(m, o, self.table.is_some(), i);
-        let src = super::build::source_test(p, &name);
-        let race_free = p.race_free(m.source == "sc11");
-        let compile = |t: &crate::ir::Test| compiler.compile(p, t);
-        // The SC states depend only on the shape: computed once for it.
-        let sc = if race_free && check::sc_shortcut_sound(m) && !o.check.why {
-            shape
-                .sc
-                .get_or_insert_with(|| super::sc::sc_states(&src, &check::full_observation(&src)))
-                .as_ref()
-        } else {
-            None
-        };
-        let (r, non_sc) = check::check_test_bounded(
-            m,
-            &src,
-            &name,
-            cache,
-            &o.check,
-            race_free,
-            Some(&compile),
-            check::Hints { bound, sc },
-        )?;
-        if r.verdict != Verdict::Unsound {
-            return Ok((r.verdict, None, non_sc));
-        }
-        let st = &r.extra_states[0];
-        let cond: Vec<String> = r
-            .observed
-            .iter()
-            .zip(st)
-            .map(|(n, v)| {
-                let v = crate::exec::value_text(&r.source, *v);
-                if n.contains(':') {
-                    format!("{n}={v}")
-                } else {
-                    format!("[{n}]={v}")
-                }
-            })
-            .collect();
-        let c = Counterexample {
-            name: name.clone(),
-            events: p.events(),
-            program: p.summary(),
-            extra_state: r.state_text(st),
-        };
-        if let Some(dir) = &o.out {
-            let source_text = p.to_c(&name, &cond.join(" /\\ ")).replacen(
-                '\n',
-                &format!(
-                    "\n\"Counterexample to mapping {}: run with litmix run --model {}\"\n",
-                    m.name, m.source
-                ),
-                1,
-            );
-            let src2 = crate::litmus::parse_str(&format!("{name}.litmus"), &source_text)
-                .map_err(|d| d.render())?;
-            let compiled = super::compile::compile(m, &src2).map_err(|d| d.render())?;
-            let write = |file: String, text: &str| {
-                std::fs::write(dir.join(&file), text)
-                    .map_err(|e| format!("cannot write {}: {e}", dir.join(&file).display()))
-            };
-            write(format!("{name}.litmus"), &source_text)?;
-            write(format!("{name}.{}.litmus", m.target), &compiled.text)?;
-        }
-        Ok((Verdict::Unsound, Some(c), non_sc))
     }
 }
 
