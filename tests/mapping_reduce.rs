@@ -656,9 +656,16 @@ fn weaker_programs_decide_as_the_plain_check() {
         };
         assert_eq!(key(&fast), key(&plain), "{name}");
         assert!(fast.counterexamples >= min_cex, "{name}");
-        assert_eq!(plain.by_weaker + plain.bounded, 0, "{name}");
         assert_eq!(
-            fast.by_weaker > 0 && fast.bounded > 0,
+            plain.by_weaker + plain.by_stronger + plain.bounded,
+            0,
+            "{name}"
+        );
+        assert_eq!(plain.climb_runs, 0, "{name}");
+        // Both directions decide programs: from weaker programs (target)
+        // and from stronger ones found by climbing (source).
+        assert_eq!(
+            fast.by_weaker > 0 && fast.bounded > 0 && fast.by_stronger > 0 && fast.climb_runs > 0,
             decides,
             "{name}: {fast:?}"
         );

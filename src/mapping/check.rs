@@ -65,6 +65,8 @@ pub struct Report {
     /// Final states allowed by the source model (values in `observed` order).
     pub source_states: Vec<Vec<Value>>,
     /// Final states allowed by the target model, renamed to source names.
+    /// With the SC shortcut only those outside the SC states; with a
+    /// [`Hints::bound`], a set holding them (see [`check_test_bounded`]).
     pub target_states: Vec<Vec<Value>>,
     /// Target states the source forbids.
     pub extra_states: Vec<Vec<Value>>,
@@ -77,8 +79,10 @@ pub struct Report {
     pub source_model_ran: bool,
     /// The source test, with every register and location observed.
     pub source: Test,
-    /// The compiled test (full observation).
-    pub compiled: Compiled,
+    /// The compiled test (full observation); `None` when the check was
+    /// decided without it (a campaign's check bounded by weaker programs
+    /// whose source allows every bound state).
+    pub compiled: Option<Compiled>,
 }
 
 impl Report {
@@ -253,16 +257,21 @@ pub fn check_test_with(
 /// applies.
 #[derive(Clone, Copy, Default)]
 pub struct Hints<'a> {
-    /// Every final state outside the SC states that the target may allow:
-    /// the target run then judges only those.
+    /// A set holding every final state outside the SC states that the
+    /// target may allow: only those are judged.
     pub bound: Option<&'a StateSet>,
     /// The program's SC states, when known (they depend only on the shape).
     pub sc: Option<&'a BTreeSet<Vec<Value>>>,
 }
 
 /// [`check_test_with`] with what `hints` tell. Also returns, when
-/// the SC shortcut applied, the exact set of target-allowed states outside
-/// the SC states (empty when the target allows SC states only).
+/// the SC shortcut applied, a set of states outside the SC states that
+/// holds every such state the target allows (empty when the target allows
+/// SC states only): without a bound, exactly the target's; with one, the
+/// bound's states that the source allows or the target was found to reach.
+/// With a bound the source model decides the bound's states first, and
+/// the target runs only on those the source forbids: the program is sound
+/// when the source allows every bound state the target may reach.
 /// `verify-mapping` gets `bound` from weaker programs of the same shape
 /// ([`super::dominance`]).
 #[allow(clippy::too_many_arguments)]
@@ -280,11 +289,13 @@ pub fn check_test_bounded(
     let mut source = src.clone();
     let terms = full_observation(&source);
     source.observed = terms.clone();
-    let compiled = match compiler {
-        Some(c) => c(&source),
-        None => compile(m, &source),
-    }
-    .map_err(|d| d.render())?;
+    let do_compile = |source: &Test| {
+        match compiler {
+            Some(c) => c(source),
+            None => compile(m, source),
+        }
+        .map_err(|d| d.render())
+    };
     let target_model = opts
         .target_model
         .clone()
@@ -308,7 +319,7 @@ pub fn check_test_bounded(
         why: String::new(),
         source_model_ran: true,
         source,
-        compiled,
+        compiled: None,
     };
     let sc = if sc_shortcut_applies(m, opts, race_free) {
         match hints.sc {
@@ -318,56 +329,16 @@ pub fn check_test_bounded(
     } else {
         None
     };
+    if let (Some(sc), Some(b)) = (&sc, bound) {
+        let target = Target {
+            model: &target_model,
+            compile: &do_compile,
+        };
+        return bounded(m, report, cache, opts, target, &names, sc.clone(), b);
+    }
+    let compiled = do_compile(&report.source)?;
     if let Some(sc) = sc {
-        // The target run need not judge candidates reaching an SC state:
-        // those states are source-allowed anyway. `target_states` then
-        // holds the states outside the SC set only. With a bound, it judges
-        // only the bound's states (none of them SC states).
-        let compiled = &report.compiled;
-        if bound.is_none_or(|b| !b.is_empty()) {
-            let (states, only) = match bound {
-                Some(b) => (b.clone(), true),
-                None => (sc.iter().cloned().collect(), false),
-            };
-            let rename = |n: &str| compiled.term_name(n);
-            let check_opts = filtered(&opts.check, &compiled.test, &names, &rename, states, only);
-            let tgt_res = run(&compiled.test, &target_model, cache, &check_opts)?;
-            report.target_states = project(&tgt_res, &names, &|n| compiled.term_name(n))?;
-        }
-        // (A filter the test could not take leaves SC states in.)
-        report.target_states.retain(|s| !sc.contains(s));
-        let non_sc: StateSet = report.target_states.iter().cloned().collect();
-        if report.target_states.is_empty() {
-            report.source_states = sc.into_iter().collect();
-            report.verdict = Verdict::Sound;
-            report.source_model_ran = false;
-            return Ok((report, Some(non_sc)));
-        }
-        // The program cannot race: the source run only has to decide the
-        // target's states outside the SC set. `source_states` then holds
-        // those of them the source allows, and the SC states.
-        let src_opts = filtered(
-            &opts.check,
-            &report.source,
-            &names,
-            &|n| n.to_string(),
-            report.target_states.iter().cloned().collect(),
-            true,
-        );
-        let src_res = run(&report.source, &m.source, cache, &src_opts)?;
-        let mut states: BTreeSet<Vec<Value>> = project(&src_res, &names, &|n| n.to_string())?
-            .into_iter()
-            .collect();
-        states.extend(sc);
-        report.source_states = states.into_iter().collect();
-        report.undefined_flags = undefined(m, &src_res);
-        if !report.undefined_flags.is_empty() {
-            // Cannot happen for a race-free program; answer as the plain
-            // check does.
-            report.target_states.clear();
-            return Ok((report, None));
-        }
-        return Ok((finish(report), Some(non_sc)));
+        return sc_shortcut(m, report, compiled, cache, opts, &target_model, &names, sc);
     }
     let src_res = run(&report.source, &m.source, cache, &opts.check)?;
     report.source_states = project(&src_res, &names, &|n| n.to_string())?;
@@ -375,14 +346,189 @@ pub fn check_test_bounded(
     if !report.undefined_flags.is_empty() {
         return Ok((report, None));
     }
-    let tgt_res = run(&report.compiled.test, &target_model, cache, &opts.check)?;
-    let compiled = &report.compiled;
+    let tgt_res = run(&compiled.test, &target_model, cache, &opts.check)?;
     report.target_states = project(&tgt_res, &names, &|n| compiled.term_name(n))?;
+    report.compiled = Some(compiled);
     let mut report = finish(report);
     if opts.why && report.verdict == Verdict::Unsound {
         report.why = explain(m, &report, &terms, &target_model, cache, opts)?;
     }
     Ok((report, None))
+}
+
+/// The SC shortcut without a bound: the target run need not judge
+/// candidates reaching an SC state (those states are source-allowed
+/// anyway), so `target_states` holds the states outside the SC set only,
+/// and the source run decides just those.
+#[allow(clippy::too_many_arguments)]
+fn sc_shortcut(
+    m: &Mapping,
+    mut report: Report,
+    compiled: Compiled,
+    cache: &ModelCache,
+    opts: &Options,
+    target_model: &str,
+    names: &[String],
+    sc: BTreeSet<Vec<Value>>,
+) -> Result<(Report, Option<StateSet>), String> {
+    let states = sc.iter().cloned().collect();
+    let rename = |n: &str| compiled.term_name(n);
+    let check_opts = filtered(&opts.check, &compiled.test, names, &rename, states, false);
+    let tgt_res = run(&compiled.test, target_model, cache, &check_opts)?;
+    report.target_states = project(&tgt_res, names, &|n| compiled.term_name(n))?;
+    report.compiled = Some(compiled);
+    // (A filter the test could not take leaves SC states in.)
+    report.target_states.retain(|s| !sc.contains(s));
+    let non_sc: StateSet = report.target_states.iter().cloned().collect();
+    if non_sc.is_empty() {
+        report.source_states = sc.into_iter().collect();
+        report.verdict = Verdict::Sound;
+        report.source_model_ran = false;
+        return Ok((report, Some(non_sc)));
+    }
+    let allowed = source_allows(m, &mut report, cache, opts, names, &non_sc)?;
+    if !report.undefined_flags.is_empty() {
+        // Cannot happen for a race-free program; answer as the plain
+        // check does.
+        report.target_states.clear();
+        return Ok((report, None));
+    }
+    report.source_states = allowed
+        .into_iter()
+        .chain(sc)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    Ok((finish(report), Some(non_sc)))
+}
+
+/// The SC shortcut with `bound`, a set of non-SC states that holds every
+/// non-SC state the target allows (from weaker programs of the shape). The
+/// source run decides the bound's states first; the target runs only when
+/// the source forbids some of them, and judges just those. The program is
+/// sound when the source allows every bound state the target may reach.
+/// Returns, as the set weaker programs give stronger ones, the bound's
+/// states the source allows (the target may reach them or not: that set
+/// still holds every non-SC target state) and those the target was found
+/// to allow.
+#[allow(clippy::too_many_arguments)]
+fn bounded(
+    m: &Mapping,
+    mut report: Report,
+    cache: &ModelCache,
+    opts: &Options,
+    target: Target<'_>,
+    names: &[String],
+    sc: BTreeSet<Vec<Value>>,
+    bound: &StateSet,
+) -> Result<(Report, Option<StateSet>), String> {
+    if bound.is_empty() {
+        report.source_states = sc.into_iter().collect();
+        report.verdict = Verdict::Sound;
+        report.source_model_ran = false;
+        return Ok((report, Some(StateSet::new())));
+    }
+    let allowed = source_allows(m, &mut report, cache, opts, names, bound)?;
+    if !report.undefined_flags.is_empty() {
+        return Ok((report, None));
+    }
+    let forbidden: StateSet = bound.difference(&allowed).cloned().collect();
+    let mut reached: StateSet = StateSet::new();
+    if !forbidden.is_empty() {
+        let compiled = (target.compile)(&report.source)?;
+        let rename = |n: &str| compiled.term_name(n);
+        let check_opts = filtered(&opts.check, &compiled.test, names, &rename, forbidden, true);
+        let tgt_res = run(&compiled.test, target.model, cache, &check_opts)?;
+        reached = project(&tgt_res, names, &|n| compiled.term_name(n))?
+            .into_iter()
+            .filter(|s| bound.contains(s))
+            .collect();
+        report.compiled = Some(compiled);
+    }
+    let may_reach: StateSet = allowed.union(&reached).cloned().collect();
+    report.target_states = may_reach
+        .iter()
+        .cloned()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    report.source_states = allowed
+        .into_iter()
+        .chain(sc)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    Ok((finish(report), Some(may_reach)))
+}
+
+/// Whether the source model allows every state of `states` (full
+/// observation, as [`check_test_bounded`] numbers them) for `src`, a
+/// program that cannot race. Used to extend what a campaign knows about
+/// the source ([`super::dominance::Shape::climb`]).
+pub fn source_allows_all(
+    m: &Mapping,
+    src: &Test,
+    cache: &ModelCache,
+    opts: &Options,
+    states: &StateSet,
+) -> Result<bool, String> {
+    let mut source = src.clone();
+    let terms = full_observation(&source);
+    source.observed = terms.clone();
+    let names: Vec<String> = terms
+        .iter()
+        .map(|t| crate::exec::term_name(&source, t))
+        .collect();
+    let src_opts = filtered(
+        &opts.check,
+        &source,
+        &names,
+        &|n| n.to_string(),
+        states.clone(),
+        true,
+    );
+    let res = run(&source, &m.source, cache, &src_opts)?;
+    if !undefined(m, &res).is_empty() {
+        return Ok(false);
+    }
+    let allowed: StateSet = project(&res, &names, &|n| n.to_string())?
+        .into_iter()
+        .collect();
+    Ok(states.is_subset(&allowed))
+}
+
+/// The target side of a bounded check: its model, and how to compile the
+/// source (only done when the target has to run).
+struct Target<'a> {
+    model: &'a str,
+    compile: &'a dyn Fn(&Test) -> Result<Compiled, String>,
+}
+
+/// Runs the source model judging only `states` (non-SC states of a
+/// race-free program); returns those it allows and sets the report's
+/// undefined flags.
+fn source_allows(
+    m: &Mapping,
+    report: &mut Report,
+    cache: &ModelCache,
+    opts: &Options,
+    names: &[String],
+    states: &StateSet,
+) -> Result<StateSet, String> {
+    let src_opts = filtered(
+        &opts.check,
+        &report.source,
+        names,
+        &|n| n.to_string(),
+        states.clone(),
+        true,
+    );
+    let src_res = run(&report.source, &m.source, cache, &src_opts)?;
+    report.undefined_flags = undefined(m, &src_res);
+    Ok(project(&src_res, names, &|n| n.to_string())?
+        .into_iter()
+        .filter(|s| states.contains(s))
+        .collect())
 }
 
 /// `opts` with a [`StateFilter`](crate::exec::StateFilter) over `test`:

@@ -88,10 +88,20 @@ pub struct Summary {
     /// shape has no target state outside the SC states ([`dominance`]).
     #[serde(default)]
     pub by_weaker: usize,
-    /// Programs whose target run judged only the states weaker programs of
-    /// their shape allow outside the SC states.
+    /// Programs found sound without a model run: every state outside the
+    /// SC states that weaker programs of their shape leave possible, a
+    /// source-stronger program of the shape allows ([`dominance`]).
+    #[serde(default)]
+    pub by_stronger: usize,
+    /// Programs checked only on the states outside the SC states that
+    /// weaker programs of their shape leave possible (and that no
+    /// source-stronger program is known to allow).
     #[serde(default)]
     pub bounded: usize,
+    /// Source runs made on programs raised above a checked one to find
+    /// how far its source behaviours persist ([`dominance::Shape::climb`]).
+    #[serde(default)]
+    pub climb_runs: usize,
 }
 
 /// What the campaign tells its caller while it runs.
@@ -596,6 +606,8 @@ struct Tally {
     racy: AtomicUsize,
     errors: AtomicUsize,
     by_weaker: AtomicUsize,
+    by_stronger: AtomicUsize,
+    climb_runs: AtomicUsize,
     bounded: AtomicUsize,
     /// Counterexamples with their program index.
     cex: Mutex<Vec<(usize, Counterexample)>>,
@@ -740,27 +752,61 @@ impl Campaign<'_> {
         p: &Program,
     ) -> Result<(Verdict, Option<Counterexample>), String> {
         let race_free = p.race_free(self.m.source == "sc11");
-        let bound = self
-            .table
-            .as_ref()
-            .filter(|_| race_free)
-            .and_then(|t| t.bound(shape, p));
-        match &bound {
-            Some(b) if b.is_empty() => {
-                self.tally.by_weaker.fetch_add(1, Ordering::Relaxed);
-                shape.record(p, Default::default());
-                return Ok((Verdict::Sound, None));
+        let table = self.table.as_ref().filter(|_| race_free);
+        let Some(mask) = table.and_then(|t| t.bound_mask(shape, p)) else {
+            let (verdict, cex, non_sc) = self.check_program(shape, i, p, race_free, None)?;
+            if let (Some(states), Some(_)) = (non_sc, table) {
+                shape.record(p, &states);
+                if verdict == Verdict::Sound {
+                    self.climb(shape, p, &states)?;
+                }
             }
-            Some(_) => {
-                self.tally.bounded.fetch_add(1, Ordering::Relaxed);
-            }
-            None => {}
+            return Ok((verdict, cex));
+        };
+        let known = shape.known_allowed(p, mask);
+        if known == mask {
+            let decided = if mask == 0 {
+                &self.tally.by_weaker
+            } else {
+                &self.tally.by_stronger
+            };
+            decided.fetch_add(1, Ordering::Relaxed);
+            shape.record_mask(p, mask);
+            return Ok((Verdict::Sound, None));
         }
-        let (verdict, cex, non_sc) = self.check_program(shape, i, p, race_free, bound.as_ref())?;
-        if let (Some(states), Some(_)) = (non_sc, &self.table) {
-            shape.record(p, states);
+        self.tally.bounded.fetch_add(1, Ordering::Relaxed);
+        let rest = shape.states_of(mask & !known);
+        let (verdict, cex, non_sc) = self.check_program(shape, i, p, race_free, Some(&rest))?;
+        if let Some(states) = non_sc {
+            let mut all = states.clone();
+            all.extend(shape.states_of(mask & known));
+            shape.record(p, &all);
+            if verdict == Verdict::Sound {
+                self.climb(shape, p, &states)?;
+            }
         }
         Ok((verdict, cex))
+    }
+
+    /// `p`'s source allows `states`: finds a source-stronger program of
+    /// the shape that still allows them ([`dominance::Shape::climb`]), so
+    /// that the programs below it need no source run for them.
+    fn climb(
+        &self,
+        shape: &mut dominance::Shape,
+        p: &Program,
+        states: &check::StateSet,
+    ) -> Result<(), String> {
+        if states.is_empty() {
+            return Ok(());
+        }
+        let mut allows = |q: &Program| {
+            let t = super::build::source_test(q, "climb");
+            check::source_allows_all(self.m, &t, &self.cache, &self.o.check, states)
+        };
+        let runs = shape.climb(p, states, &mut allows)?;
+        self.tally.climb_runs.fetch_add(runs, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Checks program `p` (`race_free` as [`Program::race_free`] says) with
@@ -923,6 +969,8 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
     summary.racy = tally.racy.load(Ordering::Relaxed);
     summary.errors = tally.errors.load(Ordering::Relaxed);
     summary.by_weaker = tally.by_weaker.load(Ordering::Relaxed);
+    summary.by_stronger = tally.by_stronger.load(Ordering::Relaxed);
+    summary.climb_runs = tally.climb_runs.load(Ordering::Relaxed);
     summary.bounded = tally.bounded.load(Ordering::Relaxed);
     summary.counterexamples = tally.found.load(Ordering::Relaxed);
     summary.programs = summary.by_events.iter().sum();
@@ -985,6 +1033,8 @@ pub fn merge(parts: &[Summary]) -> Result<Summary, String> {
         out.racy += s.racy;
         out.errors += s.errors;
         out.by_weaker += s.by_weaker;
+        out.by_stronger += s.by_stronger;
+        out.climb_runs += s.climb_runs;
         out.bounded += s.bounded;
         out.time_s = out.time_s.max(s.time_s);
         out.complete_to = out.complete_to.min(s.complete_to);
