@@ -358,42 +358,56 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
     let tty = !a.json && std::io::stderr().is_terminal();
     let last = std::sync::Mutex::new(std::time::Instant::now());
     let total = std::sync::atomic::AtomicUsize::new(0);
+    let unit: std::sync::OnceLock<verify::Items> = std::sync::OnceLock::new();
     let json = a.json;
     let on_event = |e: Event<'_>| match e {
-        Event::Total(n) => {
+        Event::Total(n, items) => {
             total.store(n, std::sync::atomic::Ordering::Relaxed);
             if tty {
                 // 0: not counted (--stop-at-first), a spinner without a total.
                 let (pb, template) = if n == 0 {
                     (
                         indicatif::ProgressBar::new_spinner(),
-                        "{spinner} {pos} programs, {msg} ({elapsed})",
+                        format!(
+                            "{{spinner}} {{pos}} {}, {{msg}} ({{elapsed}})",
+                            items.name()
+                        ),
                     )
                 } else {
                     (
                         indicatif::ProgressBar::new(n as u64),
-                        "{bar:40} {pos}/{len} programs, {msg} ({elapsed}, eta {eta})",
+                        format!(
+                            "{{bar:40}} {{pos}}/{{len}} {}, {{msg}} ({{elapsed}}, eta {{eta}})",
+                            items.name()
+                        ),
                     )
                 };
                 pb.set_style(
-                    indicatif::ProgressStyle::with_template(template)
+                    indicatif::ProgressStyle::with_template(&template)
                         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
                 );
                 let _ = bar.set(pb);
             }
+            let _ = unit.set(items);
         }
-        Event::Progress(d, c) => {
+        Event::Progress(d) => {
             if let Some(pb) = bar.get() {
-                pb.set_position(d as u64);
-                pb.set_message(format!("{c} counterexamples"));
+                pb.set_position(d.items as u64);
+                pb.set_message(if unit.get() == Some(&verify::Items::Shapes) {
+                    format!("{} programs, {} counterexamples", d.programs, d.found)
+                } else {
+                    format!("{} counterexamples", d.found)
+                });
             } else if json && let Ok(mut t) = last.lock() {
                 let n = total.load(std::sync::atomic::Ordering::Relaxed);
-                if t.elapsed().as_secs_f64() >= 1.0 || d == n {
+                if t.elapsed().as_secs_f64() >= 1.0 || d.items == n {
                     *t = std::time::Instant::now();
                     let total = (n > 0).then_some(n);
+                    let of = unit.get().map(|u| u.name());
                     println!(
                         "{}",
-                        serde_json::json!({"progress": d, "total": total, "counterexamples": c})
+                        serde_json::json!({"progress": d.items, "total": total, "of": of,
+                            "programs": d.programs, "counterexamples": d.found})
                     );
                 }
             }

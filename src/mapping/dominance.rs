@@ -487,9 +487,6 @@ pub fn has_shape(p: &Program, key: &ShapeKey) -> bool {
         })
 }
 
-/// Programs in one place for a shape's sequential check.
-pub type Group = Vec<(usize, enumerate::Program)>;
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -687,76 +687,167 @@ pub fn for_each_of_size(space: &Space, n: usize, f: &mut dyn FnMut(&Program)) {
 }
 
 /// As [`for_each_of_size`], until `f` returns `false`: the enumeration then
-/// stops at once (`--stop-at-first` leaves a size class part-way).
+/// stops at once (`--stop-at-first` leaves a size class part-way). With
+/// the cycle cut, unit by unit ([`for_each_unit_of_size_while`]; with
+/// [`Space::slice`], only the slice's units).
 pub fn for_each_of_size_while(space: &Space, n: usize, f: &mut dyn FnMut(&Program) -> bool) {
-    let mut sizes = Vec::new();
-    let mut go = true;
-    let largest = n.min(space.max_thread_size);
-    partitions(n, largest, space.max_threads, &mut sizes, &mut |sizes| {
-        if !go {
-            return;
-        }
-        let mut all: Vec<Vec<Place>> = Vec::new();
-        placements(space, sizes.len(), &mut Vec::new(), &mut |places| {
-            all.push(places.to_vec())
+    if space.reduce.cycles {
+        for_each_unit_of_size_while(space, n, &mut |u| {
+            !u.in_slice(space) || for_each_program_of_unit_while(space, u, f)
         });
-        // Placements that may realise each one's scope coverage with fewer
-        // instances (the placement cut).
-        let coarser: Vec<Vec<&[Place]>> = all
-            .iter()
-            .map(|places| {
-                if !space.reduce.placements {
-                    return Vec::new();
-                }
-                all.iter()
-                    .filter(|q| {
-                        q.iter()
-                            .zip(places)
-                            .all(|(a, b)| (*a == Place::Cpu) == (*b == Place::Cpu))
-                            && instances(q) < instances(places)
-                    })
-                    .map(Vec::as_slice)
-                    .collect()
-            })
-            .collect();
-        let mut annotate = |skeleton: Option<&[Thread]>, go: &mut bool| {
-            for (places, coarser) in all.iter().zip(&coarser) {
-                if !*go {
+        return;
+    }
+    let mut go = true;
+    with_placements(space, n, &mut |sizes, all, coarser| {
+        for (places, coarser) in all.iter().zip(coarser) {
+            if !go {
+                break;
+            }
+            let mut threads = unplaced(places);
+            let fixed = Fixed {
+                sizes,
+                skeleton: None,
+            };
+            let coarser: Vec<&[Place]> = coarser.iter().map(Vec::as_slice).collect();
+            go = fill(space, &fixed, 0, 0, &mut threads, &coarser, f);
+        }
+        go
+    });
+}
+
+/// The programs of one shape: a skeleton (each operation's kind and
+/// location, thread by thread) with a placement of its threads. With the
+/// cycle cut the enumeration generates programs unit by unit, and a
+/// campaign checks a unit's programs together ([`super::dominance`]).
+#[derive(Clone, Debug)]
+pub struct Unit {
+    sizes: Vec<usize>,
+    skeleton: Vec<Thread>,
+    places: Vec<Place>,
+    /// Placements with fewer instances that may realise each program's
+    /// scope coverage (the placement cut).
+    coarser: Vec<Vec<Place>>,
+}
+
+impl Unit {
+    /// Whether the unit belongs to the space's [`Space::slice`] (all do
+    /// without one): its [`unit_hash`] is k-1 modulo m.
+    pub fn in_slice(&self, space: &Space) -> bool {
+        space.slice.is_none_or(|(k, m)| {
+            unit_hash(&self.skeleton, &self.places) % m as u64 == (k - 1) as u64
+        })
+    }
+
+    /// The number of events of the unit's programs.
+    pub fn events(&self) -> usize {
+        self.sizes.iter().sum()
+    }
+}
+
+/// Calls `f` on every unit of exactly `n` events whose skeleton has a
+/// communication cycle (the cycle cut; it must be on), in the order
+/// [`for_each_of_size`] generates their programs, until `f` returns
+/// `false`. Every unit is given, [`Space::slice`] or not.
+pub fn for_each_unit_of_size_while(space: &Space, n: usize, f: &mut dyn FnMut(&Unit) -> bool) {
+    with_placements(space, n, &mut |sizes, all, coarser| {
+        let mut go = true;
+        let mut skeleton = unplaced(&vec![Place::Plain; sizes.len()]);
+        skeletons(space, sizes, 0, 0, &mut skeleton, &mut |sk| {
+            if !go || !connected(sk) || !communication_cycle(sk) {
+                return;
+            }
+            for (places, coarser) in all.iter().zip(coarser) {
+                let unit = Unit {
+                    sizes: sizes.to_vec(),
+                    skeleton: sk.to_vec(),
+                    places: places.clone(),
+                    coarser: coarser.clone(),
+                };
+                if !f(&unit) {
+                    go = false;
                     return;
                 }
-                if let (Some(sk), Some((k, m))) = (skeleton, space.slice)
-                    && unit_hash(sk, places) % m as u64 != (k - 1) as u64
-                {
-                    continue;
-                }
-                let mut threads: Vec<Thread> = places
-                    .iter()
-                    .map(|&place| Thread {
-                        place,
-                        ops: Vec::new(),
-                    })
-                    .collect();
-                let fixed = Fixed { sizes, skeleton };
-                *go = fill(space, &fixed, 0, 0, &mut threads, coarser, f);
             }
-        };
-        if space.reduce.cycles {
-            let mut skeleton: Vec<Thread> = sizes
+        });
+        go
+    });
+}
+
+/// Calls `f` on every canonical program of `unit`, in enumeration order,
+/// until `f` returns `false` (then returns `false`).
+pub fn for_each_program_of_unit_while(
+    space: &Space,
+    unit: &Unit,
+    f: &mut dyn FnMut(&Program) -> bool,
+) -> bool {
+    let mut threads = unplaced(&unit.places);
+    let fixed = Fixed {
+        sizes: &unit.sizes,
+        skeleton: Some(&unit.skeleton),
+    };
+    let coarser: Vec<&[Place]> = unit.coarser.iter().map(Vec::as_slice).collect();
+    fill(space, &fixed, 0, 0, &mut threads, &coarser, f)
+}
+
+/// Empty threads with placements `places`.
+fn unplaced(places: &[Place]) -> Vec<Thread> {
+    places
+        .iter()
+        .map(|&place| Thread {
+            place,
+            ops: Vec::new(),
+        })
+        .collect()
+}
+
+/// What [`with_placements`] calls: thread sizes, every placement of the
+/// threads, and per placement the coarser ones; `false` stops.
+type SizesAndPlacements<'a> = dyn FnMut(&[usize], &[Vec<Place>], &[Vec<Vec<Place>>]) -> bool + 'a;
+
+/// Calls `f` on each partition of `n` events into thread sizes, with every
+/// placement of those threads and, per placement, the placements with
+/// fewer instances that may realise its scope coverage (the placement
+/// cut), until `f` returns `false`.
+fn with_placements(
+    space: &Space,
+    n: usize,
+    f: &mut SizesAndPlacements<'_>,
+) {
+    let mut go = true;
+    let largest = n.min(space.max_thread_size);
+    partitions(
+        n,
+        largest,
+        space.max_threads,
+        &mut Vec::new(),
+        &mut |sizes| {
+            if !go {
+                return;
+            }
+            let mut all: Vec<Vec<Place>> = Vec::new();
+            placements(space, sizes.len(), &mut Vec::new(), &mut |places| {
+                all.push(places.to_vec())
+            });
+            let coarser: Vec<Vec<Vec<Place>>> = all
                 .iter()
-                .map(|_| Thread {
-                    place: Place::Plain,
-                    ops: Vec::new(),
+                .map(|places| {
+                    if !space.reduce.placements {
+                        return Vec::new();
+                    }
+                    all.iter()
+                        .filter(|q| {
+                            q.iter()
+                                .zip(places)
+                                .all(|(a, b)| (*a == Place::Cpu) == (*b == Place::Cpu))
+                                && instances(q) < instances(places)
+                        })
+                        .cloned()
+                        .collect()
                 })
                 .collect();
-            skeletons(space, sizes, 0, 0, &mut skeleton, &mut |sk| {
-                if go && connected(sk) && communication_cycle(sk) {
-                    annotate(Some(sk), &mut go);
-                }
-            });
-        } else {
-            annotate(None, &mut go);
-        }
-    });
+            go = f(sizes, &all, &coarser);
+        },
+    );
 }
 
 /// What [`fill`] keeps fixed: the thread sizes and, when programs are

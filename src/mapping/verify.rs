@@ -106,14 +106,44 @@ pub struct Summary {
 
 /// What the campaign tells its caller while it runs.
 pub enum Event<'a> {
-    /// The number of programs to check.
-    Total(usize),
-    /// Programs checked so far, counterexamples so far.
-    Progress(usize, usize),
+    /// The number of items to check (0: not counted), and what they are.
+    Total(usize, Items),
+    /// What has been checked so far.
+    Progress(Done),
     /// A counterexample.
     Found(&'a Counterexample),
     /// A program could not be checked.
     Error(&'a str),
+}
+
+/// What a campaign counts its progress in: programs, or shapes (when it
+/// checks a shape's programs together, [`dominance`]; counting the
+/// programs would cost as much as enumerating them again).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Items {
+    Programs,
+    Shapes,
+}
+
+impl Items {
+    /// `programs`, `shapes`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Items::Programs => "programs",
+            Items::Shapes => "shapes",
+        }
+    }
+}
+
+/// Progress of a campaign.
+#[derive(Clone, Copy, Debug)]
+pub struct Done {
+    /// Items ([`Items`]) checked.
+    pub items: usize,
+    /// Programs checked.
+    pub programs: usize,
+    /// Counterexamples found.
+    pub found: usize,
 }
 
 /// Whether `m` has a rule for an enumerated operation (kind, order index,
@@ -507,20 +537,65 @@ fn accesses_compile_to_accesses(m: &Mapping) -> bool {
     })
 }
 
-/// This shard's programs, with their index (global, or within the shard
-/// when sliced by shape: see [`program_name`]), in enumeration order.
-pub fn programs(m: &Mapping, o: &Options) -> Vec<(usize, Program)> {
+/// This shard's programs, with their place in the enumeration (see
+/// [`ProgramId`]), in the order a campaign checks them.
+pub fn programs(m: &Mapping, o: &Options) -> Vec<(ProgramId, Program)> {
     let (space, table) = plan(m, o);
-    let mut slicer = Slicer::new(o, table.is_some());
     let mut out = Vec::new();
+    if table.is_some() {
+        let mut u = 0usize;
+        for n in 1..=o.bound {
+            enumerate::for_each_unit_of_size_while(&space, n, &mut |unit| {
+                if unit.in_slice(&space) {
+                    let mut j = 0;
+                    enumerate::for_each_program_of_unit_while(&space, unit, &mut |p| {
+                        out.push((ProgramId::InShape(u, j), p.clone()));
+                        j += 1;
+                        true
+                    });
+                }
+                u += 1;
+                true
+            });
+        }
+        return out;
+    }
+    let mut slicer = Slicer::new(o);
     let mut i = 0usize;
     enumerate::for_each(&space, &mut |p| {
-        if slicer.mine(p) {
-            out.push((i, p.clone()));
+        if slicer.mine() {
+            out.push((ProgramId::Index(i), p.clone()));
         }
         i += 1;
     });
     out
+}
+
+/// This shard's programs, counted by size: with [`plan`]'s space and
+/// `by_shape`, as [`programs`] lists them.
+fn count_programs(space: &Space, o: &Options, by_shape: bool) -> Vec<usize> {
+    let mut counted = vec![0usize; o.bound + 1];
+    let mut slicer = Slicer::new(o);
+    enumerate::for_each(space, &mut |p| {
+        // A sliced space generates only this shard's units.
+        if by_shape || slicer.mine() {
+            counted[p.events()] += 1;
+        }
+    });
+    counted
+}
+
+/// This shard's shapes (units), as a campaign going shape by shape checks
+/// them: cheap to count, as no order or scope is chosen.
+fn count_units(space: &Space, o: &Options) -> usize {
+    let mut n = 0;
+    for size in 1..=o.bound {
+        enumerate::for_each_unit_of_size_while(space, size, &mut |unit| {
+            n += usize::from(unit.in_slice(space));
+            true
+        });
+    }
+    n
 }
 
 /// The table deciding programs from weaker ones of their shape, when that
@@ -546,61 +621,45 @@ fn plan(m: &Mapping, o: &Options) -> (Space, Option<dominance::Table>) {
     (space, table)
 }
 
-/// Which programs are this shard's and where groups end: every M-th
-/// program of the fixed order; or, when programs are decided from weaker
-/// ones of their shape, every program the (sliced) space generates, a new
-/// unit starting with each shape (a shape's programs stay together).
+/// Which programs are this shard's when a campaign goes program by
+/// program: every M-th of the fixed order. (A campaign going shape by
+/// shape slices units instead: [`enumerate::Unit::in_slice`].)
 struct Slicer {
     shard: (usize, usize),
-    by_shape: bool,
-    /// By shape: the last program's shape.
-    shape: Option<dominance::ShapeKey>,
     /// Programs seen so far.
     seen: usize,
-    /// The number of the last program's unit (its shape, or itself).
-    unit: usize,
 }
 
 impl Slicer {
-    fn new(o: &Options, by_shape: bool) -> Slicer {
+    fn new(o: &Options) -> Slicer {
         Slicer {
             shard: o.shard,
-            by_shape,
-            shape: None,
             seen: 0,
-            unit: 0,
         }
     }
 
-    /// Whether the next program of the enumeration, `p`, is this shard's;
-    /// `unit` moves on when `p` starts a new unit (shape or program).
-    fn mine(&mut self, p: &Program) -> bool {
-        if self.by_shape {
-            if !self
-                .shape
-                .as_ref()
-                .is_some_and(|k| dominance::has_shape(p, k))
-            {
-                if self.shape.is_some() {
-                    self.unit += 1;
-                }
-                self.shape = Some(dominance::shape_key(p));
-            }
-            return true;
-        }
-        self.unit = self.seen;
+    /// Whether the next program of the enumeration is this shard's.
+    fn mine(&mut self) -> bool {
+        let i = self.seen;
         self.seen += 1;
-        self.unit % self.shard.1 == self.shard.0 - 1
+        i % self.shard.1 == self.shard.0 - 1
     }
 }
 
-/// Programs checked together (rayon over a batch; enumeration between).
+/// Programs checked together when going program by program (rayon over a
+/// batch; enumeration between).
 const BATCH: usize = 16_384;
+
+/// Shapes checked together when going shape by shape (each worker
+/// enumerates and checks a shape's programs).
+const UNIT_BATCH: usize = 256;
 
 /// Running totals of a campaign, shared by the workers.
 #[derive(Default)]
 struct Tally {
+    /// Items (programs or shapes) checked.
     done: AtomicUsize,
+    programs: AtomicUsize,
     found: AtomicUsize,
     sound: AtomicUsize,
     racy: AtomicUsize,
@@ -609,21 +668,30 @@ struct Tally {
     by_stronger: AtomicUsize,
     climb_runs: AtomicUsize,
     bounded: AtomicUsize,
-    /// Counterexamples with their program index.
-    cex: Mutex<Vec<(usize, Counterexample)>>,
+    /// Counterexamples with their program's place in the enumeration.
+    cex: Mutex<Vec<(ProgramId, Counterexample)>>,
 }
 
-/// Programs of one size class to check together, in groups of one shape
-/// (or of one program each), and whether the class ends with them.
+/// What a batch holds: programs, or shapes whose programs the workers
+/// enumerate themselves.
+enum Work {
+    Programs(Vec<(usize, Program)>),
+    Shapes(Vec<(usize, enumerate::Unit)>),
+}
+
+/// Work of one size class to check together, and whether the class ends
+/// with it.
 struct Batch {
     events: usize,
-    groups: Vec<dominance::Group>,
+    work: Work,
     last: bool,
 }
 
-/// Enumerates this shard's programs, size class by size class, into
-/// batches of about [`BATCH`] programs (a group is never split), until the
-/// checker hangs up or sets `stopped`.
+/// Enumerates this shard's programs (or, shape by shape, its units), size
+/// class by size class, into batches of [`BATCH`] programs (or
+/// [`UNIT_BATCH`] units), until the checker hangs up or sets `stopped`.
+/// Units are numbered over the whole space, so that a program's name does
+/// not depend on the shard.
 fn produce(
     space: &Space,
     o: &Options,
@@ -631,57 +699,51 @@ fn produce(
     stopped: &std::sync::atomic::AtomicBool,
     tx: &std::sync::mpsc::SyncSender<Batch>,
 ) {
-    let mut slicer = Slicer::new(o, by_shape);
-    let mut i = 0usize;
+    let mut slicer = Slicer::new(o);
+    let (mut i, mut u) = (0usize, 0usize);
     for n in 1..=o.bound {
-        let mut batch: Vec<dominance::Group> = Vec::new();
-        let mut in_batch = 0usize;
-        let mut group: dominance::Group = Vec::new();
-        let mut last_unit: Option<usize> = None;
+        let mut programs: Vec<(usize, Program)> = Vec::new();
+        let mut units: Vec<(usize, enumerate::Unit)> = Vec::new();
         let mut go = true;
-        enumerate::for_each_of_size_while(space, n, &mut |p| {
-            let mine = slicer.mine(p);
-            if last_unit != Some(slicer.unit) {
-                // A new unit: the previous group is complete.
-                if !group.is_empty() {
-                    in_batch += group.len();
-                    batch.push(std::mem::take(&mut group));
-                }
-                last_unit = Some(slicer.unit);
-                if in_batch >= BATCH {
-                    let groups = std::mem::take(&mut batch);
-                    in_batch = 0;
-                    go = !stopped.load(Ordering::Relaxed)
-                        && tx
-                            .send(Batch {
-                                events: n,
-                                groups,
-                                last: false,
-                            })
-                            .is_ok();
-                    if !go {
-                        return false;
-                    }
-                }
-            }
-            if mine {
-                group.push((i, p.clone()));
-            }
-            i += 1;
-            true
-        });
-        if !go {
-            return;
-        }
-        if !group.is_empty() {
-            batch.push(group);
-        }
-        let last = Batch {
-            events: n,
-            groups: batch,
-            last: true,
+        let send = |work: Work, last: bool| {
+            !stopped.load(Ordering::Relaxed)
+                && tx
+                    .send(Batch {
+                        events: n,
+                        work,
+                        last,
+                    })
+                    .is_ok()
         };
-        if stopped.load(Ordering::Relaxed) || tx.send(last).is_err() {
+        if by_shape {
+            enumerate::for_each_unit_of_size_while(space, n, &mut |unit| {
+                if unit.in_slice(space) {
+                    units.push((u, unit.clone()));
+                }
+                u += 1;
+                if units.len() >= UNIT_BATCH {
+                    go = send(Work::Shapes(std::mem::take(&mut units)), false);
+                }
+                go
+            });
+        } else {
+            enumerate::for_each_of_size_while(space, n, &mut |p| {
+                if slicer.mine() {
+                    programs.push((i, p.clone()));
+                }
+                i += 1;
+                if programs.len() >= BATCH {
+                    go = send(Work::Programs(std::mem::take(&mut programs)), false);
+                }
+                go
+            });
+        }
+        let rest = if by_shape {
+            Work::Shapes(units)
+        } else {
+            Work::Programs(programs)
+        };
+        if !go || !send(rest, true) {
             return;
         }
     }
@@ -695,6 +757,7 @@ type Checked = (Verdict, Option<Counterexample>, Option<check::StateSet>);
 struct Campaign<'a> {
     m: &'a Mapping,
     o: &'a Options,
+    space: &'a Space,
     cache: ModelCache,
     compiler: Compiler<'a>,
     /// Deciding programs from weaker ones of their shape, when on.
@@ -704,41 +767,80 @@ struct Campaign<'a> {
 }
 
 impl Campaign<'_> {
-    /// Checks one batch of groups in parallel, each group's programs in
-    /// order (with the table, deciding each from the weaker ones checked
-    /// before it).
-    fn check_batch(&self, batch: &[dominance::Group]) {
+    /// Checks one batch in parallel: programs one by one, or shapes, each
+    /// on one worker that enumerates its programs and checks them in order
+    /// (deciding each from the programs of the shape checked before it).
+    /// Returns the number of programs checked.
+    fn check_batch(&self, work: &Work) -> usize {
+        let before = self.tally.programs.load(Ordering::Relaxed);
+        match work {
+            Work::Programs(programs) => {
+                programs.par_iter().with_max_len(4).for_each(|(i, p)| {
+                    let mut shape = dominance::Shape::default();
+                    self.tally_one(ProgramId::Index(*i), |id| {
+                        self.check_in_shape(&mut shape, id, p)
+                    });
+                    self.progress();
+                });
+            }
+            Work::Shapes(units) => {
+                units.par_iter().with_max_len(1).for_each(|(u, unit)| {
+                    let mut shape = dominance::Shape::default();
+                    let mut j = 0;
+                    enumerate::for_each_program_of_unit_while(self.space, unit, &mut |p| {
+                        self.tally_one(ProgramId::InShape(*u, j), |id| {
+                            self.check_in_shape(&mut shape, id, p)
+                        });
+                        j += 1;
+                        true
+                    });
+                    self.progress();
+                });
+            }
+        }
+        self.tally.programs.load(Ordering::Relaxed) - before
+    }
+
+    /// Counts the outcome of checking one program (`check`) and reports a
+    /// counterexample or an error.
+    fn tally_one(
+        &self,
+        id: ProgramId,
+        check: impl FnOnce(ProgramId) -> Result<(Verdict, Option<Counterexample>), String>,
+    ) {
         let (tally, report) = (&self.tally, self.report);
-        let max_len = if self.table.is_some() { 1 } else { 4 };
-        batch.par_iter().with_max_len(max_len).for_each(|group| {
-            let mut shape = dominance::Shape::default();
-            for (i, p) in group {
-                let r = self.check_in_shape(&mut shape, *i, p);
-                let d = tally.done.fetch_add(1, Ordering::Relaxed) + 1;
-                match r {
-                    Ok((Verdict::Sound, _)) => {
-                        tally.sound.fetch_add(1, Ordering::Relaxed);
-                    }
-                    Ok((Verdict::Racy, _)) => {
-                        tally.racy.fetch_add(1, Ordering::Relaxed);
-                    }
-                    Ok((Verdict::Unsound, c)) => {
-                        tally.found.fetch_add(1, Ordering::Relaxed);
-                        if let Some(c) = c {
-                            report(Event::Found(&c));
-                            if let Ok(mut v) = tally.cex.lock() {
-                                v.push((*i, c));
-                            }
-                        }
-                    }
-                    Err(e) => {
-                        tally.errors.fetch_add(1, Ordering::Relaxed);
-                        report(Event::Error(&e));
+        tally.programs.fetch_add(1, Ordering::Relaxed);
+        match check(id) {
+            Ok((Verdict::Sound, _)) => {
+                tally.sound.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok((Verdict::Racy, _)) => {
+                tally.racy.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok((Verdict::Unsound, c)) => {
+                tally.found.fetch_add(1, Ordering::Relaxed);
+                if let Some(c) = c {
+                    report(Event::Found(&c));
+                    if let Ok(mut v) = tally.cex.lock() {
+                        v.push((id, c));
                     }
                 }
-                report(Event::Progress(d, tally.found.load(Ordering::Relaxed)));
             }
-        });
+            Err(e) => {
+                tally.errors.fetch_add(1, Ordering::Relaxed);
+                report(Event::Error(&e));
+            }
+        }
+    }
+
+    /// One more item done: reports the progress.
+    fn progress(&self) {
+        let t = &self.tally;
+        (self.report)(Event::Progress(Done {
+            items: t.done.fetch_add(1, Ordering::Relaxed) + 1,
+            programs: t.programs.load(Ordering::Relaxed),
+            found: t.found.load(Ordering::Relaxed),
+        }));
     }
 
     /// Checks program `p` of a shape whose earlier programs `shape`
@@ -748,7 +850,7 @@ impl Campaign<'_> {
     fn check_in_shape(
         &self,
         shape: &mut dominance::Shape,
-        i: usize,
+        i: ProgramId,
         p: &Program,
     ) -> Result<(Verdict, Option<Counterexample>), String> {
         let race_free = p.race_free(self.m.source == "sc11");
@@ -815,13 +917,13 @@ impl Campaign<'_> {
     fn check_program(
         &self,
         shape: &mut dominance::Shape,
-        i: usize,
+        i: ProgramId,
         p: &Program,
         race_free: bool,
         bound: Option<&check::StateSet>,
     ) -> Result<Checked, String> {
         let (m, o, cache, compiler) = (self.m, self.o, &self.cache, &self.compiler);
-        let name = program_name(m, o, self.table.is_some(), i);
+        let name = program_name(m, o, i);
         let src = super::build::source_test(p, &name);
         let compile = |t: &crate::ir::Test| compiler.compile(p, t);
         // The SC states depend only on the shape: computed once for it.
@@ -904,19 +1006,9 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
         ..Default::default()
     };
     let by_shape = table.is_some();
-    let count = || {
-        let mut counted = vec![0usize; o.bound + 1];
-        let mut slicer = Slicer::new(o, by_shape);
-        enumerate::for_each(&space, &mut |p| {
-            if slicer.mine(p) {
-                counted[p.events()] += 1;
-            }
-        });
-        counted
-    };
     if o.count_only {
-        let counted = count();
-        report(Event::Total(counted.iter().sum()));
+        let counted = count_programs(&space, o, by_shape);
+        report(Event::Total(counted.iter().sum(), Items::Programs));
         summary.programs = counted.iter().sum();
         summary.by_events = counted;
         summary.complete_to = o.bound;
@@ -926,6 +1018,7 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
     let c = Campaign {
         m,
         o,
+        space: &space,
         cache: ModelCache::default(),
         compiler: Compiler::new(m),
         table,
@@ -937,24 +1030,35 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
     // the one reported is minimal in events.
     let stop = |t: &Tally| o.stop_at_first && t.found.load(Ordering::Relaxed) > 0;
     let stopped = std::sync::atomic::AtomicBool::new(false);
-    // Three threads overlap: one counts the space (the progress total),
-    // one enumerates it into batches of groups (a batch ahead), and this
-    // one checks each batch on the rayon pool.
+    // Three threads overlap: one counts the space (the progress total:
+    // programs, or shapes when going shape by shape), one enumerates it
+    // into batches (a batch ahead), and this one checks each batch on the
+    // rayon pool.
+    let space = &space;
     std::thread::scope(|scope| {
         // With --stop-at-first the space is not counted: counting a bound-5
         // space costs as much as the search usually needs to find its first
         // counterexample. The progress total is then unknown (0).
-        if o.stop_at_first {
-            report(Event::Total(0));
+        let items = if by_shape {
+            Items::Shapes
         } else {
-            scope.spawn(|| report(Event::Total(count().iter().sum())));
+            Items::Programs
+        };
+        if o.stop_at_first {
+            report(Event::Total(0, items));
+        } else if by_shape {
+            scope.spawn(move || report(Event::Total(count_units(space, o), items)));
+        } else {
+            scope.spawn(move || {
+                let n = count_programs(space, o, false).iter().sum();
+                report(Event::Total(n, items))
+            });
         }
         let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(1);
-        let (space, stopped) = (&space, &stopped);
+        let stopped = &stopped;
         scope.spawn(move || produce(space, o, by_shape, stopped, &tx));
         for b in rx {
-            c.check_batch(&b.groups);
-            summary.by_events[b.events] += b.groups.iter().map(Vec::len).sum::<usize>();
+            summary.by_events[b.events] += c.check_batch(&b.work);
             if b.last {
                 summary.complete_to = b.events;
             }
@@ -984,14 +1088,22 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
     summary
 }
 
-/// The name of program `i` of a campaign: `MAPPING-bN-I`, or, when the
-/// space is sliced by shape over M > 1 shards (`Space::slice`, whose
-/// shards never see each other's programs), `MAPPING-bN-sKofM-I` with `I`
-/// counted within shard K.
-pub fn program_name(m: &Mapping, o: &Options, sliced: bool, i: usize) -> String {
-    match o.shard {
-        (k, n) if sliced && n > 1 => format!("{}-b{}-s{k}of{n}-{i}", m.name, o.bound),
-        _ => format!("{}-b{}-{i}", m.name, o.bound),
+/// Where a program lies in the enumeration: its index among all programs
+/// (a campaign going program by program), or its shape's index among all
+/// shapes of the space and its own within the shape (shape by shape).
+/// Neither depends on `--shard`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ProgramId {
+    Index(usize),
+    InShape(usize, usize),
+}
+
+/// The name of program `id` of a campaign: `MAPPING-bN-I`, or
+/// `MAPPING-bN-uU-J` for program J of shape U.
+pub fn program_name(m: &Mapping, o: &Options, id: ProgramId) -> String {
+    match id {
+        ProgramId::Index(i) => format!("{}-b{}-{i}", m.name, o.bound),
+        ProgramId::InShape(u, j) => format!("{}-b{}-u{u}-{j}", m.name, o.bound),
     }
 }
 
