@@ -381,10 +381,7 @@ fn sc_shortcut(
     report.target_states.retain(|s| !sc.contains(s));
     let non_sc: StateSet = report.target_states.iter().cloned().collect();
     if non_sc.is_empty() {
-        report.source_states = sc.into_iter().collect();
-        report.verdict = Verdict::Sound;
-        report.source_model_ran = false;
-        return Ok((report, Some(non_sc)));
+        return Ok((sound_by_sc(report, sc), Some(non_sc)));
     }
     let allowed = source_allows(m, &mut report, cache, opts, names, &non_sc)?;
     if !report.undefined_flags.is_empty() {
@@ -393,12 +390,7 @@ fn sc_shortcut(
         report.target_states.clear();
         return Ok((report, None));
     }
-    report.source_states = allowed
-        .into_iter()
-        .chain(sc)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    report.source_states = sorted(allowed.into_iter().chain(sc));
     Ok((finish(report), Some(non_sc)))
 }
 
@@ -423,10 +415,7 @@ fn bounded(
     bound: &StateSet,
 ) -> Result<(Report, Option<StateSet>), String> {
     if bound.is_empty() {
-        report.source_states = sc.into_iter().collect();
-        report.verdict = Verdict::Sound;
-        report.source_model_ran = false;
-        return Ok((report, Some(StateSet::new())));
+        return Ok((sound_by_sc(report, sc), Some(StateSet::new())));
     }
     let allowed = source_allows(m, &mut report, cache, opts, names, bound)?;
     if !report.undefined_flags.is_empty() {
@@ -446,18 +435,8 @@ fn bounded(
         report.compiled = Some(compiled);
     }
     let may_reach: StateSet = allowed.union(&reached).cloned().collect();
-    report.target_states = may_reach
-        .iter()
-        .cloned()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    report.source_states = allowed
-        .into_iter()
-        .chain(sc)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    report.target_states = sorted(may_reach.iter().cloned());
+    report.source_states = sorted(allowed.into_iter().chain(sc));
     Ok((finish(report), Some(may_reach)))
 }
 
@@ -479,22 +458,8 @@ pub fn source_allows_all(
         .iter()
         .map(|t| crate::exec::term_name(&source, t))
         .collect();
-    let src_opts = filtered(
-        &opts.check,
-        &source,
-        &names,
-        &|n| n.to_string(),
-        states.clone(),
-        true,
-    );
-    let res = run(&source, &m.source, cache, &src_opts)?;
-    if !undefined(m, &res).is_empty() {
-        return Ok(false);
-    }
-    let allowed: StateSet = project(&res, &names, &|n| n.to_string())?
-        .into_iter()
-        .collect();
-    Ok(states.is_subset(&allowed))
+    let (allowed, flags) = source_run(m, &source, cache, opts, &names, states)?;
+    Ok(flags.is_empty() && states.is_subset(&allowed))
 }
 
 /// The target side of a bounded check: its model, and how to compile the
@@ -515,20 +480,47 @@ fn source_allows(
     names: &[String],
     states: &StateSet,
 ) -> Result<StateSet, String> {
-    let src_opts = filtered(
-        &opts.check,
-        &report.source,
-        names,
-        &|n| n.to_string(),
-        states.clone(),
-        true,
-    );
-    let src_res = run(&report.source, &m.source, cache, &src_opts)?;
-    report.undefined_flags = undefined(m, &src_res);
-    Ok(project(&src_res, names, &|n| n.to_string())?
+    let (allowed, flags) = source_run(m, &report.source, cache, opts, names, states)?;
+    report.undefined_flags = flags;
+    Ok(allowed)
+}
+
+/// Runs the source model on `source` (observing `names`) judging only
+/// `states`: those of them it allows, and the undefined flags raised.
+fn source_run(
+    m: &Mapping,
+    source: &Test,
+    cache: &ModelCache,
+    opts: &Options,
+    names: &[String],
+    states: &StateSet,
+) -> Result<(StateSet, Vec<String>), String> {
+    let keep = |n: &str| n.to_string();
+    let src_opts = filtered(&opts.check, source, names, &keep, states.clone(), true);
+    let res = run(source, &m.source, cache, &src_opts)?;
+    let allowed = project(&res, names, &keep)?
         .into_iter()
         .filter(|s| states.contains(s))
-        .collect())
+        .collect();
+    Ok((allowed, undefined(m, &res)))
+}
+
+/// `states` in order, without repeats.
+fn sorted(states: impl IntoIterator<Item = Vec<Value>>) -> Vec<Vec<Value>> {
+    states
+        .into_iter()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// `report` decided `sound` by the SC shortcut alone: every target state
+/// is an SC state (`sc`), which the source allows.
+fn sound_by_sc(mut report: Report, sc: BTreeSet<Vec<Value>>) -> Report {
+    report.source_states = sc.into_iter().collect();
+    report.verdict = Verdict::Sound;
+    report.source_model_ran = false;
+    report
 }
 
 /// `opts` with a [`StateFilter`](crate::exec::StateFilter) over `test`:

@@ -808,11 +808,7 @@ type SizesAndPlacements<'a> = dyn FnMut(&[usize], &[Vec<Place>], &[Vec<Vec<Place
 /// placement of those threads and, per placement, the placements with
 /// fewer instances that may realise its scope coverage (the placement
 /// cut), until `f` returns `false`.
-fn with_placements(
-    space: &Space,
-    n: usize,
-    f: &mut SizesAndPlacements<'_>,
-) {
+fn with_placements(space: &Space, n: usize, f: &mut SizesAndPlacements<'_>) {
     let mut go = true;
     let largest = n.min(space.max_thread_size);
     partitions(
