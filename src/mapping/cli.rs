@@ -358,7 +358,6 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
     let tty = !a.json && std::io::stderr().is_terminal();
     let last = std::sync::Mutex::new(std::time::Instant::now());
     let total = std::sync::atomic::AtomicUsize::new(0);
-    let unit: std::sync::OnceLock<verify::Items> = std::sync::OnceLock::new();
     let json = a.json;
     let on_event = |e: Event<'_>| match e {
         Event::Total(n, items) => {
@@ -388,12 +387,11 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
                 );
                 let _ = bar.set(pb);
             }
-            let _ = unit.set(items);
         }
         Event::Progress(d) => {
             if let Some(pb) = bar.get() {
                 pb.set_position(d.items as u64);
-                pb.set_message(if unit.get() == Some(&verify::Items::Shapes) {
+                pb.set_message(if d.of == verify::Items::Shapes {
                     format!("{} programs, {} counterexamples", d.programs, d.found)
                 } else {
                     format!("{} counterexamples", d.found)
@@ -403,10 +401,9 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
                 if t.elapsed().as_secs_f64() >= 1.0 || d.items == n {
                     *t = std::time::Instant::now();
                     let total = (n > 0).then_some(n);
-                    let of = unit.get().map(|u| u.name());
                     println!(
                         "{}",
-                        serde_json::json!({"progress": d.items, "total": total, "of": of,
+                        serde_json::json!({"progress": d.items, "total": total, "of": d.of.name(),
                             "programs": d.programs, "counterexamples": d.found})
                     );
                 }

@@ -698,18 +698,17 @@ pub fn for_each_of_size_while(space: &Space, n: usize, f: &mut dyn FnMut(&Progra
         return;
     }
     let mut go = true;
-    with_placements(space, n, &mut |sizes, all, coarser| {
-        for (places, coarser) in all.iter().zip(coarser) {
+    with_placements(space, n, &mut |set| {
+        for i in 0..set.all.len() {
             if !go {
                 break;
             }
-            let mut threads = unplaced(places);
+            let mut threads = unplaced(&set.all[i]);
             let fixed = Fixed {
-                sizes,
+                sizes: &set.sizes,
                 skeleton: None,
             };
-            let coarser: Vec<&[Place]> = coarser.iter().map(Vec::as_slice).collect();
-            go = fill(space, &fixed, 0, 0, &mut threads, &coarser, f);
+            go = fill(space, &fixed, 0, 0, &mut threads, set.coarser(i), f);
         }
         go
     });
@@ -721,12 +720,56 @@ pub fn for_each_of_size_while(space: &Space, n: usize, f: &mut dyn FnMut(&Progra
 /// campaign checks a unit's programs together ([`super::dominance`]).
 #[derive(Clone, Debug)]
 pub struct Unit {
-    sizes: Vec<usize>,
     skeleton: Vec<Thread>,
-    places: Vec<Place>,
-    /// Placements with fewer instances that may realise each program's
-    /// scope coverage (the placement cut).
-    coarser: Vec<Vec<Place>>,
+    /// The placements of its thread sizes, shared by the units of a
+    /// partition, and which one is the unit's.
+    set: std::sync::Arc<Placements>,
+    place: usize,
+}
+
+/// Every placement of threads of some sizes, and for the placement cut,
+/// per placement, those with fewer instances that may realise its scope
+/// coverage: the placements of its CPU/GPU pattern with fewer (devices,
+/// work-groups), a prefix of `by_class` (no quadratic list is built).
+#[derive(Debug)]
+pub struct Placements {
+    sizes: Vec<usize>,
+    all: Vec<Vec<Place>>,
+    /// Per CPU/GPU pattern, its placements by increasing instances.
+    by_class: Vec<Vec<usize>>,
+    /// Per placement: its pattern, and how many of the pattern's
+    /// placements have fewer instances (0 without the placement cut).
+    class: Vec<(usize, usize)>,
+}
+
+impl Placements {
+    /// The placements that may realise placement `i`'s coverage with
+    /// fewer instances.
+    fn coarser(&self, i: usize) -> Coarser<'_> {
+        let (c, n) = self.class[i];
+        Coarser {
+            all: &self.all,
+            which: &self.by_class[c][..n],
+        }
+    }
+}
+
+/// Placements a program's placement may be coarsened to
+/// ([`Placements::coarser`]).
+#[derive(Clone, Copy)]
+struct Coarser<'a> {
+    all: &'a [Vec<Place>],
+    which: &'a [usize],
+}
+
+impl<'a> Coarser<'a> {
+    fn is_empty(&self) -> bool {
+        self.which.is_empty()
+    }
+
+    fn iter(self) -> impl Iterator<Item = &'a [Place]> {
+        self.which.iter().map(move |&j| self.all[j].as_slice())
+    }
 }
 
 impl Unit {
@@ -734,13 +777,13 @@ impl Unit {
     /// without one): its [`unit_hash`] is k-1 modulo m.
     pub fn in_slice(&self, space: &Space) -> bool {
         space.slice.is_none_or(|(k, m)| {
-            unit_hash(&self.skeleton, &self.places) % m as u64 == (k - 1) as u64
+            unit_hash(&self.skeleton, &self.set.all[self.place]) % m as u64 == (k - 1) as u64
         })
     }
 
     /// The number of events of the unit's programs.
     pub fn events(&self) -> usize {
-        self.sizes.iter().sum()
+        self.set.sizes.iter().sum()
     }
 }
 
@@ -749,20 +792,21 @@ impl Unit {
 /// [`for_each_of_size`] generates their programs, until `f` returns
 /// `false`. Every unit is given, [`Space::slice`] or not.
 pub fn for_each_unit_of_size_while(space: &Space, n: usize, f: &mut dyn FnMut(&Unit) -> bool) {
-    with_placements(space, n, &mut |sizes, all, coarser| {
+    with_placements(space, n, &mut |set| {
         let mut go = true;
-        let mut skeleton = unplaced(&vec![Place::Plain; sizes.len()]);
-        skeletons(space, sizes, 0, 0, &mut skeleton, &mut |sk| {
+        let set = std::sync::Arc::new(set);
+        let mut skeleton = unplaced(&vec![Place::Plain; set.sizes.len()]);
+        skeletons(space, &set.sizes, 0, 0, &mut skeleton, &mut |sk| {
             if !go || !connected(sk) || !communication_cycle(sk) {
                 return;
             }
-            for (places, coarser) in all.iter().zip(coarser) {
-                let unit = Unit {
-                    sizes: sizes.to_vec(),
-                    skeleton: sk.to_vec(),
-                    places: places.clone(),
-                    coarser: coarser.clone(),
-                };
+            let mut unit = Unit {
+                skeleton: sk.to_vec(),
+                set: set.clone(),
+                place: 0,
+            };
+            for i in 0..set.all.len() {
+                unit.place = i;
                 if !f(&unit) {
                     go = false;
                     return;
@@ -780,13 +824,20 @@ pub fn for_each_program_of_unit_while(
     unit: &Unit,
     f: &mut dyn FnMut(&Program) -> bool,
 ) -> bool {
-    let mut threads = unplaced(&unit.places);
+    let mut threads = unplaced(&unit.set.all[unit.place]);
     let fixed = Fixed {
-        sizes: &unit.sizes,
+        sizes: &unit.set.sizes,
         skeleton: Some(&unit.skeleton),
     };
-    let coarser: Vec<&[Place]> = unit.coarser.iter().map(Vec::as_slice).collect();
-    fill(space, &fixed, 0, 0, &mut threads, &coarser, f)
+    fill(
+        space,
+        &fixed,
+        0,
+        0,
+        &mut threads,
+        unit.set.coarser(unit.place),
+        f,
+    )
 }
 
 /// Empty threads with placements `places`.
@@ -800,15 +851,9 @@ fn unplaced(places: &[Place]) -> Vec<Thread> {
         .collect()
 }
 
-/// What [`with_placements`] calls: thread sizes, every placement of the
-/// threads, and per placement the coarser ones; `false` stops.
-type SizesAndPlacements<'a> = dyn FnMut(&[usize], &[Vec<Place>], &[Vec<Vec<Place>>]) -> bool + 'a;
-
-/// Calls `f` on each partition of `n` events into thread sizes, with every
-/// placement of those threads and, per placement, the placements with
-/// fewer instances that may realise its scope coverage (the placement
-/// cut), until `f` returns `false`.
-fn with_placements(space: &Space, n: usize, f: &mut SizesAndPlacements<'_>) {
+/// Calls `f` on the placements of each partition of `n` events into
+/// thread sizes ([`Placements`]), until `f` returns `false`.
+fn with_placements(space: &Space, n: usize, f: &mut dyn FnMut(Placements) -> bool) {
     let mut go = true;
     let largest = n.min(space.max_thread_size);
     partitions(
@@ -824,24 +869,41 @@ fn with_placements(space: &Space, n: usize, f: &mut SizesAndPlacements<'_>) {
             placements(space, sizes.len(), &mut Vec::new(), &mut |places| {
                 all.push(places.to_vec())
             });
-            let coarser: Vec<Vec<Vec<Place>>> = all
-                .iter()
-                .map(|places| {
-                    if !space.reduce.placements {
-                        return Vec::new();
+            // Group by CPU/GPU pattern, each group by increasing instances.
+            let pattern =
+                |q: &[Place]| -> Vec<bool> { q.iter().map(|p| *p == Place::Cpu).collect() };
+            let mut patterns: Vec<Vec<bool>> = Vec::new();
+            let mut by_class: Vec<Vec<usize>> = Vec::new();
+            let mut class = vec![(0, 0); all.len()];
+            for (i, q) in all.iter().enumerate() {
+                let pat = pattern(q);
+                let c = match patterns.iter().position(|p| *p == pat) {
+                    Some(c) => c,
+                    None => {
+                        patterns.push(pat);
+                        by_class.push(Vec::new());
+                        patterns.len() - 1
                     }
-                    all.iter()
-                        .filter(|q| {
-                            q.iter()
-                                .zip(places)
-                                .all(|(a, b)| (*a == Place::Cpu) == (*b == Place::Cpu))
-                                && instances(q) < instances(places)
-                        })
-                        .cloned()
-                        .collect()
-                })
-                .collect();
-            go = f(sizes, &all, &coarser);
+                };
+                by_class[c].push(i);
+                class[i].0 = c;
+            }
+            for group in &mut by_class {
+                group.sort_by_key(|&j| (instances(&all[j]), j));
+            }
+            if space.reduce.placements {
+                for (i, q) in all.iter().enumerate() {
+                    let group = &by_class[class[i].0];
+                    let own = instances(q);
+                    class[i].1 = group.partition_point(|&j| instances(&all[j]) < own);
+                }
+            }
+            go = f(Placements {
+                sizes: sizes.to_vec(),
+                all,
+                by_class,
+                class,
+            });
         },
     );
 }
@@ -939,7 +1001,10 @@ fn coverage(places: &[Place], t: usize, scope: u8) -> u32 {
 
 /// Whether some placement of `coarser` gives every scoped operation of
 /// `threads` (placed as they are) the same covered threads with some scope.
-fn coarser_placement_realises(threads: &[Thread], coarser: &[&[Place]]) -> bool {
+fn coarser_placement_realises<'a>(
+    threads: &[Thread],
+    coarser: impl IntoIterator<Item = &'a [Place]>,
+) -> bool {
     let places: Vec<Place> = threads.iter().map(|t| t.place).collect();
     let needed: Vec<(usize, u32)> = threads
         .iter()
@@ -952,7 +1017,7 @@ fn coarser_placement_realises(threads: &[Thread], coarser: &[&[Place]]) -> bool 
                 .map(move |o| (t, coverage(places, t, o.scope)))
         })
         .collect();
-    coarser.iter().any(|q| {
+    coarser.into_iter().any(|q| {
         needed
             .iter()
             .all(|&(t, set)| SCOPES.iter().any(|&s| coverage(q, t, s) == set))
@@ -975,7 +1040,7 @@ pub fn coarser_placement_twin(space: &Space, p: &Program) -> Option<Program> {
             .zip(&places)
             .all(|(a, b)| (*a == Place::Cpu) == (*b == Place::Cpu))
             && instances(q) < instances(&places)
-            && coarser_placement_realises(&p.threads, &[q.as_slice()])
+            && coarser_placement_realises(&p.threads, [q.as_slice()])
     })?;
     let mut twin = p.clone();
     for (t, th) in twin.threads.iter_mut().enumerate() {
@@ -1064,14 +1129,14 @@ fn fill(
     t: usize,
     nlocs: u8,
     threads: &mut Vec<Thread>,
-    coarser: &[&[Place]],
+    coarser: Coarser<'_>,
     f: &mut dyn FnMut(&Program) -> bool,
 ) -> bool {
     let sizes = fixed.sizes;
     if t == sizes.len() {
         if nlocs > 0
             && connected(threads)
-            && (coarser.is_empty() || !coarser_placement_realises(threads, coarser))
+            && (coarser.is_empty() || !coarser_placement_realises(threads, coarser.iter()))
             && is_canonical(threads)
         {
             let p = Program {

@@ -138,8 +138,9 @@ impl Items {
 /// Progress of a campaign.
 #[derive(Clone, Copy, Debug)]
 pub struct Done {
-    /// Items ([`Items`]) checked.
+    /// Items checked, and what they are.
     pub items: usize,
+    pub of: Items,
     /// Programs checked.
     pub programs: usize,
     /// Counterexamples found.
@@ -838,6 +839,11 @@ impl Campaign<'_> {
         let t = &self.tally;
         (self.report)(Event::Progress(Done {
             items: t.done.fetch_add(1, Ordering::Relaxed) + 1,
+            of: if self.table.is_some() {
+                Items::Shapes
+            } else {
+                Items::Programs
+            },
             programs: t.programs.load(Ordering::Relaxed),
             found: t.found.load(Ordering::Relaxed),
         }));
