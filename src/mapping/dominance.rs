@@ -255,7 +255,6 @@ fn annotation_bits((order, scope): Annotation) -> u64 {
 /// every state its target allows outside the SC states. States are
 /// numbered per shape and a set is a bit mask over them; a program whose
 /// set holds a state numbered 64 or more is not recorded.
-#[derive(Default)]
 pub struct Shape {
     known: HashMap<u64, u64, FastHash>,
     states: Vec<Vec<Value>>,
@@ -266,6 +265,28 @@ pub struct Shape {
     /// The SC states of the shape's programs (computed for the first one
     /// that needs them; `None` inside when they cannot be computed).
     pub sc: Option<Option<BTreeSet<Vec<Value>>>>,
+    /// At most this many programs are recorded ([`MAX_RECORDS`]).
+    limit: usize,
+}
+
+/// Programs a shape records at most (each record is two words), and
+/// climbs it keeps at most: a worker's memory stays bounded whatever the
+/// shape's size. Programs past the limit are still checked, with what the
+/// records hold (fewer records only mean fewer decisions without a run).
+pub const MAX_RECORDS: usize = 1 << 22;
+const MAX_CLIMBS: usize = 4096;
+
+impl Default for Shape {
+    fn default() -> Shape {
+        Shape {
+            known: HashMap::default(),
+            states: Vec::new(),
+            index: HashMap::default(),
+            confirmed: Vec::new(),
+            sc: None,
+            limit: MAX_RECORDS,
+        }
+    }
 }
 
 impl Shape {
@@ -290,14 +311,20 @@ impl Shape {
             }
             mask |= 1 << i;
         }
-        self.known.insert(key, mask);
+        self.insert(key, mask);
+    }
+
+    fn insert(&mut self, key: u64, mask: u64) {
+        if self.known.len() < self.limit || self.known.contains_key(&key) {
+            self.known.insert(key, mask);
+        }
     }
 
     /// Records that `p`'s target allows no state outside those of `mask`
     /// but its SC states.
     pub fn record_mask(&mut self, p: &Program, mask: u64) {
         if let Some(key) = Table::annotations(p) {
-            self.known.insert(key, mask);
+            self.insert(key, mask);
         }
     }
 
@@ -458,7 +485,9 @@ impl Shape {
             self.confirmed.retain(|&(m, mm)| {
                 !(mm & !mask == 0 && (0..ops).all(|n| source_le(unpack(m, n), unpack(key, n))))
             });
-            self.confirmed.push((key, mask));
+            if self.confirmed.len() < MAX_CLIMBS {
+                self.confirmed.push((key, mask));
+            }
         }
         Ok(runs)
     }
@@ -560,6 +589,44 @@ mod tests {
                 .collect(),
             rmw_add: false,
         }
+    }
+
+    #[test]
+    fn records_stop_at_the_limit() {
+        let mut shape = Shape {
+            limit: 2,
+            ..Shape::default()
+        };
+        let state: StateSet = [vec![Value::Int(1)]].into_iter().collect();
+        let programs = [
+            program(&[(1, 1), (1, 1)]),
+            program(&[(1, 1), (1, 2)]),
+            program(&[(1, 1), (1, 3)]),
+        ];
+        for p in &programs {
+            shape.record(p, &state);
+        }
+        let table = Table {
+            below: [((false, OpKind::Load, 1, 3), vec![(1, 2)])]
+                .into_iter()
+                .collect(),
+        };
+        // The third program's record was dropped; the second's is there.
+        assert_eq!(shape.known.len(), 2);
+        assert!(
+            !shape
+                .known
+                .contains_key(&Table::annotations(&programs[2]).unwrap())
+        );
+        let above = program(&[(1, 1), (1, 3)]);
+        assert_eq!(table.bound_mask(&shape, &above), Some(1));
+        let mut past = shape.known.clone();
+        past.remove(&Table::annotations(&programs[1]).unwrap());
+        shape.known = past;
+        assert_eq!(table.bound_mask(&shape, &above), None);
+        // An existing record may still be updated at the limit.
+        shape.record_mask(&programs[0], 0);
+        assert_eq!(shape.known[&Table::annotations(&programs[0]).unwrap()], 0);
     }
 
     #[test]
