@@ -11,6 +11,17 @@ use litmix::mapping::enumerate::{self, OpKind, Program};
 use litmix::mapping::verify;
 use std::collections::BTreeSet;
 
+/// A campaign's counterexamples as sorted (program, extra state) pairs.
+fn found_programs(s: &verify::Summary) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = s
+        .found
+        .iter()
+        .map(|c| (c.program.clone(), c.extra_state.clone()))
+        .collect();
+    v.sort();
+    v
+}
+
 fn options(bound: usize, orders: &[&str], threads: usize, groups: usize) -> verify::Options {
     verify::Options {
         bound,
@@ -317,25 +328,29 @@ fn shards_partition_the_reduced_space() {
         let whole = verify::programs(&m, &o);
         let mut parts = Vec::new();
         let mut shard_of = std::collections::HashMap::new();
+        let mut unit_shape = std::collections::HashMap::new();
         for k in 1..=4 {
             let mut ok = o.clone();
             ok.shard = (k, 4);
             let mine = verify::programs(&m, &ok);
             assert!(!mine.is_empty());
-            let mut previous: Option<enumerate::Program> = None;
-            for (_, p) in &mine {
+            for (id, p) in &mine {
                 let shape = litmix::mapping::dominance::shape_key(p);
-                assert!(litmix::mapping::dominance::has_shape(p, &shape));
-                if let Some(q) = &previous {
-                    let same = litmix::mapping::dominance::shape_key(q) == shape;
-                    assert_eq!(litmix::mapping::dominance::has_shape(q, &shape), same);
-                }
-                previous = Some(p.clone());
                 if cycle_cut {
+                    // A unit is one shape, and a shape lies in one shard.
+                    let verify::ProgramId::InShape(u, _) = *id else {
+                        panic!("{id:?}: shape by shape, programs are named by shape");
+                    };
+                    assert_eq!(*unit_shape.entry(u).or_insert(shape.clone()), shape);
                     assert_eq!(*shard_of.entry(shape).or_insert(k), k);
                 }
             }
             parts.extend(mine);
+        }
+        if cycle_cut {
+            // Distinct units are distinct shapes.
+            let shapes: std::collections::HashSet<_> = unit_shape.values().collect();
+            assert_eq!(shapes.len(), unit_shape.len());
         }
         // Ids do not depend on the shard (by shape: the shape's place in
         // the whole space): the shards' programs, in id order, are the
@@ -634,19 +649,13 @@ fn weaker_programs_decide_as_the_plain_check() {
         let plain = verify::run(&m, &o, &|_| {});
         let key = |s: &verify::Summary| {
             // (Names differ: shape by shape, programs are named by shape.)
-            let mut found: Vec<(String, String)> = s
-                .found
-                .iter()
-                .map(|c| (c.program.clone(), c.extra_state.clone()))
-                .collect();
-            found.sort();
             (
                 s.programs,
                 s.sound,
                 s.racy,
                 s.counterexamples,
                 s.errors,
-                found,
+                found_programs(s),
             )
         };
         assert_eq!(key(&fast), key(&plain), "{name}");
@@ -764,15 +773,6 @@ fn sliced_shards_merge_to_the_whole_campaign() {
             .all(|p| p.programs > 0 && p.programs < whole.programs)
     );
     let merged = verify::merge(&parts).unwrap();
-    let programs = |s: &verify::Summary| {
-        let mut v: Vec<(String, String)> = s
-            .found
-            .iter()
-            .map(|c| (c.program.clone(), c.extra_state.clone()))
-            .collect();
-        v.sort();
-        v
-    };
     assert!(whole.counterexamples > 0);
     assert_eq!(
         (
@@ -780,17 +780,21 @@ fn sliced_shards_merge_to_the_whole_campaign() {
             merged.sound,
             merged.counterexamples,
             merged.by_weaker,
-            merged.bounded
+            merged.by_stronger,
+            merged.bounded,
+            merged.climb_runs
         ),
         (
             whole.programs,
             whole.sound,
             whole.counterexamples,
             whole.by_weaker,
-            whole.bounded
+            whole.by_stronger,
+            whole.bounded,
+            whole.climb_runs
         )
     );
-    assert_eq!(programs(&merged), programs(&whole));
+    assert_eq!(found_programs(&merged), found_programs(&whole));
     // Programs are named by their shape's place in the whole space: a
     // shard names a counterexample as the whole campaign does.
     let names = |s: &verify::Summary| {

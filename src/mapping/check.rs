@@ -285,10 +285,7 @@ pub fn check_test_bounded(
     compiler: Option<CompileFn<'_>>,
     hints: Hints<'_>,
 ) -> Result<(Report, Option<StateSet>), String> {
-    let bound = hints.bound;
-    let mut source = src.clone();
-    let terms = full_observation(&source);
-    source.observed = terms.clone();
+    let (source, terms, names) = fully_observed(src);
     let do_compile = |source: &Test| {
         match compiler {
             Some(c) => c(source),
@@ -300,10 +297,6 @@ pub fn check_test_bounded(
         .target_model
         .clone()
         .unwrap_or_else(|| m.target.clone());
-    let names: Vec<String> = terms
-        .iter()
-        .map(|t| crate::exec::term_name(&source, t))
-        .collect();
     let mut report = Report {
         file: file.to_string(),
         test: src.name.clone(),
@@ -329,13 +322,16 @@ pub fn check_test_bounded(
     } else {
         None
     };
-    if let (Some(sc), Some(b)) = (&sc, bound) {
-        let target = Target {
-            model: &target_model,
-            compile: &do_compile,
-        };
-        return bounded(m, report, cache, opts, target, &names, sc.clone(), b);
-    }
+    let sc = match (sc, hints.bound) {
+        (Some(sc), Some(b)) => {
+            let target = Target {
+                model: &target_model,
+                compile: &do_compile,
+            };
+            return bounded(m, report, cache, opts, target, &names, sc, b);
+        }
+        (sc, _) => sc,
+    };
     let compiled = do_compile(&report.source)?;
     if let Some(sc) = sc {
         return sc_shortcut(m, report, compiled, cache, opts, &target_model, &names, sc);
@@ -372,10 +368,7 @@ fn sc_shortcut(
     sc: BTreeSet<Vec<Value>>,
 ) -> Result<(Report, Option<StateSet>), String> {
     let states = sc.iter().cloned().collect();
-    let rename = |n: &str| compiled.term_name(n);
-    let check_opts = filtered(&opts.check, &compiled.test, names, &rename, states, false);
-    let tgt_res = run(&compiled.test, target_model, cache, &check_opts)?;
-    report.target_states = project(&tgt_res, names, &|n| compiled.term_name(n))?;
+    report.target_states = target_run(&compiled, target_model, cache, opts, names, states, false)?;
     report.compiled = Some(compiled);
     // (A filter the test could not take leaves SC states in.)
     report.target_states.retain(|s| !sc.contains(s));
@@ -425,10 +418,7 @@ fn bounded(
     let mut reached: StateSet = StateSet::new();
     if !forbidden.is_empty() {
         let compiled = (target.compile)(&report.source)?;
-        let rename = |n: &str| compiled.term_name(n);
-        let check_opts = filtered(&opts.check, &compiled.test, names, &rename, forbidden, true);
-        let tgt_res = run(&compiled.test, target.model, cache, &check_opts)?;
-        reached = project(&tgt_res, names, &|n| compiled.term_name(n))?
+        reached = target_run(&compiled, target.model, cache, opts, names, forbidden, true)?
             .into_iter()
             .filter(|s| bound.contains(s))
             .collect();
@@ -451,13 +441,7 @@ pub fn source_allows_all(
     opts: &Options,
     states: &StateSet,
 ) -> Result<bool, String> {
-    let mut source = src.clone();
-    let terms = full_observation(&source);
-    source.observed = terms.clone();
-    let names: Vec<String> = terms
-        .iter()
-        .map(|t| crate::exec::term_name(&source, t))
-        .collect();
+    let (source, _, names) = fully_observed(src);
     let (allowed, flags) = source_run(m, &source, cache, opts, &names, states)?;
     Ok(flags.is_empty() && states.is_subset(&allowed))
 }
@@ -483,6 +467,37 @@ fn source_allows(
     let (allowed, flags) = source_run(m, &report.source, cache, opts, names, states)?;
     report.undefined_flags = flags;
     Ok(allowed)
+}
+
+/// Runs the target model on `compiled` with a filter on `states` (named by
+/// the source's `names`): skipped, or with `only` the only ones judged.
+/// The allowed states, in source names.
+fn target_run(
+    compiled: &Compiled,
+    model: &str,
+    cache: &ModelCache,
+    opts: &Options,
+    names: &[String],
+    states: StateSet,
+    only: bool,
+) -> Result<Vec<Vec<Value>>, String> {
+    let rename = |n: &str| compiled.term_name(n);
+    let check_opts = filtered(&opts.check, &compiled.test, names, &rename, states, only);
+    let res = run(&compiled.test, model, cache, &check_opts)?;
+    project(&res, names, &rename)
+}
+
+/// `src` observing every register and location ([`full_observation`]),
+/// with those terms and their names.
+fn fully_observed(src: &Test) -> (Test, Vec<Term>, Vec<String>) {
+    let mut source = src.clone();
+    let terms = full_observation(&source);
+    source.observed = terms.clone();
+    let names = terms
+        .iter()
+        .map(|t| crate::exec::term_name(&source, t))
+        .collect();
+    (source, terms, names)
 }
 
 /// Runs the source model on `source` (observing `names`) judging only

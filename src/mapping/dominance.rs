@@ -204,12 +204,8 @@ impl Table {
     /// What the checked programs of `p`'s shape say about `p`: the
     /// intersection of the recorded states (a set holding every target
     /// state outside the SC states) of every checked program that is `p`
-    /// with one operation weakened; `None` when there is none.
-    pub fn bound(&self, shape: &Shape, p: &Program) -> Option<StateSet> {
-        self.bound_mask(shape, p).map(|mask| shape.states_of(mask))
-    }
-
-    /// [`Table::bound`] as a mask over the shape's numbered states.
+    /// with one operation weakened, as a mask over the shape's numbered
+    /// states ([`Shape::states_of`]); `None` when there is none.
     pub fn bound_mask(&self, shape: &Shape, p: &Program) -> Option<u64> {
         if p.threads.iter().any(|t| t.ops.iter().any(|o| o.remote)) {
             return None;
@@ -500,20 +496,6 @@ pub fn shape_key(p: &Program) -> ShapeKey {
         .iter()
         .map(|t| (t.place, t.ops.iter().map(|o| (o.kind, o.loc)).collect()))
         .collect()
-}
-
-/// Whether `p` has shape `key` (as [`shape_key`] would say, without
-/// building it).
-pub fn has_shape(p: &Program, key: &ShapeKey) -> bool {
-    p.threads.len() == key.len()
-        && p.threads.iter().zip(key).all(|(t, (place, ops))| {
-            t.place == *place
-                && t.ops.len() == ops.len()
-                && t.ops
-                    .iter()
-                    .zip(ops)
-                    .all(|(o, &(k, l))| o.kind == k && o.loc == l)
-        })
 }
 
 #[cfg(test)]

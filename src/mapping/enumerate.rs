@@ -780,11 +780,6 @@ impl Unit {
             unit_hash(&self.skeleton, &self.set.all[self.place]) % m as u64 == (k - 1) as u64
         })
     }
-
-    /// The number of events of the unit's programs.
-    pub fn events(&self) -> usize {
-        self.set.sizes.iter().sum()
-    }
 }
 
 /// Calls `f` on every unit of exactly `n` events whose skeleton has a
@@ -888,14 +883,13 @@ fn with_placements(space: &Space, n: usize, f: &mut dyn FnMut(Placements) -> boo
                 by_class[c].push(i);
                 class[i].0 = c;
             }
+            let inst: Vec<(usize, usize)> = all.iter().map(|q| instances(q)).collect();
             for group in &mut by_class {
-                group.sort_by_key(|&j| (instances(&all[j]), j));
+                group.sort_by_key(|&j| (inst[j], j));
             }
             if space.reduce.placements {
-                for (i, q) in all.iter().enumerate() {
-                    let group = &by_class[class[i].0];
-                    let own = instances(q);
-                    class[i].1 = group.partition_point(|&j| instances(&all[j]) < own);
+                for (i, (c, fewer)) in class.iter_mut().enumerate() {
+                    *fewer = by_class[*c].partition_point(|&j| inst[j] < inst[i]);
                 }
             }
             go = f(Placements {

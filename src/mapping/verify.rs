@@ -546,25 +546,20 @@ pub fn programs(m: &Mapping, o: &Options) -> Vec<(ProgramId, Program)> {
     if table.is_some() {
         let mut u = 0usize;
         for n in 1..=o.bound {
-            enumerate::for_each_unit_of_size_while(&space, n, &mut |unit| {
-                if unit.in_slice(&space) {
-                    let mut j = 0;
-                    enumerate::for_each_program_of_unit_while(&space, unit, &mut |p| {
-                        out.push((ProgramId::InShape(u, j), p.clone()));
-                        j += 1;
-                        true
-                    });
-                }
-                u += 1;
-                true
+            shard_units(&space, n, &mut u, &mut |u, unit| {
+                let mut j = 0;
+                enumerate::for_each_program_of_unit_while(&space, unit, &mut |p| {
+                    out.push((ProgramId::InShape(u, j), p.clone()));
+                    j += 1;
+                    true
+                })
             });
         }
         return out;
     }
-    let mut slicer = Slicer::new(o);
     let mut i = 0usize;
     enumerate::for_each(&space, &mut |p| {
-        if slicer.mine() {
+        if mine(o, i) {
             out.push((ProgramId::Index(i), p.clone()));
         }
         i += 1;
@@ -576,12 +571,13 @@ pub fn programs(m: &Mapping, o: &Options) -> Vec<(ProgramId, Program)> {
 /// `by_shape`, as [`programs`] lists them.
 fn count_programs(space: &Space, o: &Options, by_shape: bool) -> Vec<usize> {
     let mut counted = vec![0usize; o.bound + 1];
-    let mut slicer = Slicer::new(o);
+    let mut i = 0usize;
     enumerate::for_each(space, &mut |p| {
         // A sliced space generates only this shard's units.
-        if by_shape || slicer.mine() {
+        if by_shape || mine(o, i) {
             counted[p.events()] += 1;
         }
+        i += 1;
     });
     counted
 }
@@ -589,14 +585,31 @@ fn count_programs(space: &Space, o: &Options, by_shape: bool) -> Vec<usize> {
 /// This shard's shapes (units), as a campaign going shape by shape checks
 /// them: cheap to count, as no order or scope is chosen.
 fn count_units(space: &Space, o: &Options) -> usize {
-    let mut n = 0;
+    let (mut n, mut u) = (0, 0);
     for size in 1..=o.bound {
-        enumerate::for_each_unit_of_size_while(space, size, &mut |unit| {
-            n += usize::from(unit.in_slice(space));
+        shard_units(space, size, &mut u, &mut |_, _| {
+            n += 1;
             true
         });
     }
     n
+}
+
+/// Calls `f` on this shard's units of `n` events ([`Space::slice`]) with
+/// their number among all units of the space, counted on from `u` (which
+/// moves past every unit of the size class), until `f` returns `false`.
+/// The one numbering of shapes behind program names ([`ProgramId`]).
+fn shard_units(
+    space: &Space,
+    n: usize,
+    u: &mut usize,
+    f: &mut dyn FnMut(usize, &enumerate::Unit) -> bool,
+) {
+    enumerate::for_each_unit_of_size_while(space, n, &mut |unit| {
+        let number = *u;
+        *u += 1;
+        !unit.in_slice(space) || f(number, unit)
+    });
 }
 
 /// The table deciding programs from weaker ones of their shape, when that
@@ -622,29 +635,12 @@ fn plan(m: &Mapping, o: &Options) -> (Space, Option<dominance::Table>) {
     (space, table)
 }
 
-/// Which programs are this shard's when a campaign goes program by
-/// program: every M-th of the fixed order. (A campaign going shape by
-/// shape slices units instead: [`enumerate::Unit::in_slice`].)
-struct Slicer {
-    shard: (usize, usize),
-    /// Programs seen so far.
-    seen: usize,
-}
-
-impl Slicer {
-    fn new(o: &Options) -> Slicer {
-        Slicer {
-            shard: o.shard,
-            seen: 0,
-        }
-    }
-
-    /// Whether the next program of the enumeration is this shard's.
-    fn mine(&mut self) -> bool {
-        let i = self.seen;
-        self.seen += 1;
-        i % self.shard.1 == self.shard.0 - 1
-    }
+/// Whether program `i` of the fixed order is this shard's when a campaign
+/// goes program by program: every M-th. (A campaign going shape by shape
+/// slices units instead: [`enumerate::Unit::in_slice`].)
+fn mine(o: &Options, i: usize) -> bool {
+    let (k, m) = o.shard;
+    i % m == k - 1
 }
 
 /// Programs checked together when going program by program (rayon over a
@@ -700,7 +696,6 @@ fn produce(
     stopped: &std::sync::atomic::AtomicBool,
     tx: &std::sync::mpsc::SyncSender<Batch>,
 ) {
-    let mut slicer = Slicer::new(o);
     let (mut i, mut u) = (0usize, 0usize);
     for n in 1..=o.bound {
         let mut programs: Vec<(usize, Program)> = Vec::new();
@@ -717,11 +712,8 @@ fn produce(
                     .is_ok()
         };
         if by_shape {
-            enumerate::for_each_unit_of_size_while(space, n, &mut |unit| {
-                if unit.in_slice(space) {
-                    units.push((u, unit.clone()));
-                }
-                u += 1;
+            shard_units(space, n, &mut u, &mut |number, unit| {
+                units.push((number, unit.clone()));
                 if units.len() >= UNIT_BATCH {
                     go = send(Work::Shapes(std::mem::take(&mut units)), false);
                 }
@@ -729,7 +721,7 @@ fn produce(
             });
         } else {
             enumerate::for_each_of_size_while(space, n, &mut |p| {
-                if slicer.mine() {
+                if mine(o, i) {
                     programs.push((i, p.clone()));
                 }
                 i += 1;
@@ -759,6 +751,9 @@ struct Campaign<'a> {
     m: &'a Mapping,
     o: &'a Options,
     space: &'a Space,
+    /// What progress counts: shapes when going shape by shape (with the
+    /// table), programs otherwise.
+    items: Items,
     cache: ModelCache,
     compiler: Compiler<'a>,
     /// Deciding programs from weaker ones of their shape, when on.
@@ -839,11 +834,7 @@ impl Campaign<'_> {
         let t = &self.tally;
         (self.report)(Event::Progress(Done {
             items: t.done.fetch_add(1, Ordering::Relaxed) + 1,
-            of: if self.table.is_some() {
-                Items::Shapes
-            } else {
-                Items::Programs
-            },
+            of: self.items,
             programs: t.programs.load(Ordering::Relaxed),
             found: t.found.load(Ordering::Relaxed),
         }));
@@ -997,9 +988,10 @@ impl Campaign<'_> {
     }
 }
 
-/// Runs the campaign. Programs are enumerated twice, streaming: once to
-/// count them (the progress total, and the answer of `--count`), once to
-/// check them in batches, so memory stays flat whatever the bound.
+/// Runs the campaign, streaming: one thread counts the progress total
+/// (shapes when going shape by shape, else programs; `--count` counts
+/// programs and stops), one enumerates batches a batch ahead, and the
+/// rayon pool checks them, so memory stays flat whatever the bound.
 pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Summary {
     let start = Instant::now();
     let (space, table) = plan(m, o);
@@ -1012,6 +1004,11 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
         ..Default::default()
     };
     let by_shape = table.is_some();
+    let items = if by_shape {
+        Items::Shapes
+    } else {
+        Items::Programs
+    };
     if o.count_only {
         let counted = count_programs(&space, o, by_shape);
         report(Event::Total(counted.iter().sum(), Items::Programs));
@@ -1025,6 +1022,7 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
         m,
         o,
         space: &space,
+        items,
         cache: ModelCache::default(),
         compiler: Compiler::new(m),
         table,
@@ -1045,11 +1043,6 @@ pub fn run(m: &Mapping, o: &Options, report: &(dyn Fn(Event<'_>) + Sync)) -> Sum
         // With --stop-at-first the space is not counted: counting a bound-5
         // space costs as much as the search usually needs to find its first
         // counterexample. The progress total is then unknown (0).
-        let items = if by_shape {
-            Items::Shapes
-        } else {
-            Items::Programs
-        };
         if o.stop_at_first {
             report(Event::Total(0, items));
         } else if by_shape {
