@@ -5,10 +5,10 @@
 use super::explore::{ExploreError, ExploreOptions, explore, replay};
 use super::lostpop::LostPop;
 use super::machine::{Machine, MachineError};
-use super::view::{StateView, state_view};
+use super::view::state_view;
 use crate::exec::{CheckError, CheckOptions, CheckResult, satisfies};
-use crate::ir::{Test, Value};
-use serde::Serialize;
+use crate::ir::Test;
+use crate::verdict::{OpReport, OutcomeTrace, StateView};
 
 /// The operational models `--model` accepts, with a description.
 pub const OPERATIONAL: &[(&str, &str)] = &[
@@ -27,58 +27,20 @@ pub const OPERATIONAL: &[(&str, &str)] = &[
 pub fn operational_models() -> impl Iterator<Item = (&'static str, &'static str)> {
     OPERATIONAL
         .iter()
-        .chain(super::rsp_judge::MODELS)
+        .chain(super::rsp::judge::MODELS)
         .map(|(n, d)| (*n, *d))
 }
 
 /// Whether `name` is an operational model: LOST-POP or one of the GPU
-/// cache machines of [`super::rsp_judge`].
+/// cache machines of [`super::rsp::judge`].
 pub fn is_operational(name: &str) -> bool {
-    OPERATIONAL.iter().any(|(n, _)| *n == name) || super::rsp_judge::is_model(name)
-}
-
-/// One reachable outcome with a transition sequence reaching it.
-#[derive(Clone, Debug, Serialize)]
-pub struct OutcomeTrace {
-    /// Values of the observed terms.
-    #[serde(skip)]
-    pub state: Vec<Value>,
-    /// `1:r0=1; x=2`-style text of the state.
-    pub outcome: String,
-    /// Whether the state satisfies the condition's proposition.
-    pub satisfies: bool,
-    /// Transition labels, in order.
-    pub steps: Vec<String>,
-    /// The machine's own rendering of the trace (steps with state
-    /// snapshots), for outcomes satisfying the condition when the machine
-    /// has a renderer ([`Judging::render`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// The final state reached (order constraints for `--dot`).
-    pub final_view: StateView,
-}
-
-/// What an exploration adds to a [`CheckResult`].
-#[derive(Clone, Debug, Serialize)]
-pub struct OpReport {
-    pub machine: String,
-    /// Distinct machine states visited.
-    pub states: u64,
-    /// Transitions applied.
-    pub transitions: u64,
-    /// Terminal states that are not final (e.g. cut by the unroll bound).
-    pub stuck: u64,
-    /// States where the machine's reduction cut the enabled transitions.
-    pub reduced: u64,
-    /// One trace per reachable outcome (with [`CheckOptions::trace`] or
-    /// witnesses asked for).
-    pub traces: Vec<OutcomeTrace>,
+    OPERATIONAL.iter().any(|(n, _)| *n == name) || super::rsp::judge::is_model(name)
 }
 
 /// Checks `test` with the operational model `name`.
 pub fn check(test: &Test, name: &str, opts: &CheckOptions) -> Result<CheckResult, CheckError> {
-    if super::rsp_judge::is_model(name) {
-        return super::rsp_judge::check(test, name, opts);
+    if super::rsp::judge::is_model(name) {
+        return super::rsp::judge::check(test, name, opts);
     }
     match name {
         "lostpop" => {

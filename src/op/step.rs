@@ -7,9 +7,10 @@
 //! a list of picks.
 
 use super::machine::{Machine, MachineError};
-use super::view::{StateView, state_view};
+use super::view::state_view;
 use crate::diag::Diagnostic;
 use crate::ir::Test;
+use crate::verdict::StateView;
 use serde::Serialize;
 
 /// A stepping session over one machine (which it owns).
@@ -175,12 +176,12 @@ pub fn open<'t>(
         }
         return Ok(Box::new(Stepper::new(m)));
     }
-    if super::rsp_judge::is_model(model) {
+    if super::rsp::judge::is_model(model) {
         let opts = crate::exec::CheckOptions {
             unroll,
             ..Default::default()
         };
-        let m = super::rsp_cache::RspCache::new(test, super::rsp_judge::options(model, &opts))
+        let m = super::rsp::RspCache::new(test, super::rsp::judge::options(model, &opts))
             .map_err(OpenError::Diagnostic)?;
         return Ok(Box::new(Stepper::new(m)));
     }

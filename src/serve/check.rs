@@ -107,7 +107,7 @@ pub fn run_check(st: &Arc<AppState>, req: &RunRequest) -> (StatusCode, Json) {
                 body["states_satisfy"] = result
                     .states
                     .keys()
-                    .map(|s| crate::exec::outcome::satisfies(&test, s))
+                    .map(|s| crate::ir::outcome::satisfies(&test, s))
                     .collect();
                 if req.why {
                     body["why_text"] = json!(report::why::explain(&test, &result));

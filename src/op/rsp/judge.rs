@@ -4,10 +4,10 @@
 //! as with an axiomatic model. `op::judge::check` routes these names here;
 //! the machine itself knows nothing of this.
 
-use super::judge::{Judging, run_machine};
-use super::rsp_cache::{RspCache, RspOptions};
+use super::{RspCache, RspOptions};
 use crate::exec::{CheckError, CheckOptions, CheckResult};
 use crate::ir::Test;
+use crate::op::judge::{Judging, run_machine};
 
 /// The machine's model names with a description.
 pub const MODELS: &[(&str, &str)] = &[
