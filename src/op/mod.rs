@@ -33,6 +33,5 @@ mod tests;
 pub use crate::verdict::{ConstraintView, ItemView, StateView, ThreadView, TransitionView};
 pub use crate::verdict::{OpReport, OutcomeTrace};
 pub use explore::{Exploration, ExploreError, ExploreOptions, explore};
-pub use judge::{OPERATIONAL, is_operational};
 pub use machine::{Machine, MachineError};
 pub use view::state_view;
