@@ -12,6 +12,9 @@ use crate::op::step::{Session, Stepper};
 use crate::verdict::{CheckError, CheckOptions, CheckResult};
 use std::sync::Arc;
 
+/// Opens a stepping session of a machine on a test (`usize`: the unroll bound).
+pub type OpenSession = for<'t> fn(&'t Test, usize) -> Result<Box<dyn Session + 't>, Diagnostic>;
+
 /// An operational model: a machine the explorer runs, under a name.
 pub struct MachineModel {
     /// The name `--model` takes.
@@ -22,7 +25,7 @@ pub struct MachineModel {
     pub check: fn(&Test, &CheckOptions) -> Result<CheckResult, CheckError>,
     /// A stepping session at the initial state (`litmix step`, the
     /// playground); the `usize` bounds backward jumps as `--unroll` does.
-    pub open: for<'t> fn(&'t Test, usize) -> Result<Box<dyn Session + 't>, Diagnostic>,
+    pub open: OpenSession,
 }
 
 fn rsp_options(unroll: usize, l2_locking: bool, reduce: bool) -> crate::op::rsp::RspOptions {
