@@ -3,7 +3,7 @@
 //! condition, NVLitmus's `.test` syntax), with the caller's own rendering
 //! of terms.
 
-use super::{CmpOp, Prop, Quantifier, Term};
+use super::{CmpOp, Prop, Quantifier, Term, Test, Value};
 
 /// How negation is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,4 +146,13 @@ fn go<E>(
         }
     }
     Ok(())
+}
+
+/// A state as herd prints it: `1:r0=1; x=2;`.
+pub fn state_text(test: &Test, names: &[String], values: &[Value]) -> String {
+    let mut s = String::new();
+    for (n, v) in names.iter().zip(values) {
+        s.push_str(&format!("{n}={}; ", super::outcome::value_text(test, *v)));
+    }
+    s.trim_end().to_string()
 }

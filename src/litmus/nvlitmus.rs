@@ -47,7 +47,7 @@ use super::lexer::{Lexer, Tok, Token};
 use super::ptx;
 use super::token_parser::TokenParser;
 use crate::diag::Diagnostic;
-use crate::exec::value_text;
+use crate::ir::outcome::value_text;
 use crate::ir::{
     Arch, CmpOp, Condition, Instr, Pos, Prop, Proxy, Quantifier, Reg, ScopeLevel, Term, Test,
     Thread, Value,

@@ -1,8 +1,8 @@
 //! herd7-compatible result blocks.
 
 use super::{prop_text, state_text};
-use crate::exec::CheckResult;
 use crate::ir::{Prop, Quantifier, Term, Test, Value};
+use crate::verdict::CheckResult;
 
 /// How closely to follow herd7's output.
 #[derive(Clone, Copy, Debug, Default)]
@@ -50,15 +50,15 @@ fn value_herd(test: &Test, v: Value, style: HerdStyle) -> String {
                 format!("0x{i:x}")
             }
         }
-        _ => crate::exec::value_text(test, v),
+        _ => crate::ir::outcome::value_text(test, v),
     }
 }
 
 fn term_herd(test: &Test, t: &Term, style: HerdStyle) -> String {
     match t {
-        Term::Loc(_) => format!("[{}]", crate::exec::term_name(test, t)),
+        Term::Loc(_) => format!("[{}]", crate::ir::outcome::term_name(test, t)),
         Term::Const(v) => value_herd(test, *v, style),
-        _ => crate::exec::term_name(test, t),
+        _ => crate::ir::outcome::term_name(test, t),
     }
 }
 

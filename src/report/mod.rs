@@ -1,5 +1,5 @@
 //! Reporters: herd7-style text, JSON lines, Graphviz DOT, and `--why`
-//! explanations. Each takes a parsed test and its [`crate::exec::CheckResult`].
+//! explanations. Each takes a parsed test and its [`crate::verdict::CheckResult`].
 
 pub mod dot;
 pub mod herd;
@@ -7,8 +7,8 @@ pub mod json;
 pub mod trace;
 pub mod why;
 
-use crate::exec::EventView;
-use crate::ir::{Prop, Term, Test, Value};
+use crate::ir::{Prop, Term, Test};
+use crate::verdict::EventView;
 
 /// Short name of event `i` in reports: `a`, `b`, ..., `z`, `e26`, ...
 pub fn event_name(i: usize) -> String {
@@ -23,7 +23,7 @@ pub fn event_name(i: usize) -> String {
 pub fn event_label(test: &Test, e: &EventView) -> String {
     let val = e
         .value
-        .map(|v| format!("={}", crate::exec::value_text(test, v)))
+        .map(|v| format!("={}", crate::ir::outcome::value_text(test, v)))
         .unwrap_or_default();
     let what = match &e.loc {
         Some(l) => format!("{} {l}{val}", e.kind),
@@ -44,11 +44,4 @@ pub fn prop_text(test: &Test, p: &Prop) -> String {
     }
 }
 
-/// A state as herd prints it: `1:r0=1; x=2;`.
-pub fn state_text(test: &Test, names: &[String], values: &[Value]) -> String {
-    let mut s = String::new();
-    for (n, v) in names.iter().zip(values) {
-        s.push_str(&format!("{n}={}; ", crate::exec::value_text(test, *v)));
-    }
-    s.trim_end().to_string()
-}
+pub use crate::ir::text::state_text;

@@ -4,7 +4,7 @@ use super::order::{makes_pred, order};
 use super::reduce::{Future, live_pair};
 use super::types::*;
 use crate::diag::Diagnostic;
-use crate::exec::{observed_terms, term_name, value_text};
+use crate::ir::outcome::{observed_terms, term_name, value_text};
 use crate::ir::{Address, Arch, InstrKind, Operand, Reg, RmwOp, Term, Test, Value};
 use crate::op::machine::{Machine, MachineError};
 use crate::verdict::{ConstraintView, ItemView, StateView, ThreadView};
