@@ -3,7 +3,10 @@
 //! limits (body size, time, candidates), and a server that keeps answering
 //! while a runaway test is being cut off.
 
-use litmix::serve::client::{Client, Response};
+// The command line's HTTP client (`serve --bench` uses it too).
+#[path = "../src/cli/http_client.rs"]
+mod client;
+use client::{Client, Response};
 use litmix::serve::{Running, ServeLimits, start};
 use serde_json::{Value as Json, json};
 use std::net::{Ipv4Addr, SocketAddr};
@@ -719,7 +722,7 @@ fn step_replays_picks_with_the_state_view_litmix_step_shows() {
                 "{model} {taken:?}"
             );
             let test = litmix::litmus::parse_str("input.litmus", &read(path)).unwrap();
-            let lib = litmix::op::step::replay_view(&test, model, 2, &taken).unwrap();
+            let lib = litmix::driver::replay_view(&test, model, 2, &taken).unwrap();
             assert_eq!(v["view"], serde_json::to_value(&lib.view).unwrap());
             if k < picks.len() {
                 let ts = v["view"]["transitions"].as_array().unwrap();
