@@ -446,7 +446,9 @@ pub fn explore(
                     }
                 }
                 InstrKind::Fence => st.events.push(plain_event(EventKind::Fence, pc, &st.ctrl)),
-                InstrKind::Barrier { kind, id, count } => {
+                InstrKind::Barrier {
+                    kind, id, count, ..
+                } => {
                     let mut ev = plain_event(EventKind::Barrier(*kind), pc, &st.ctrl);
                     ev.barrier = Some((
                         operand(&st.regs, id),
