@@ -9,7 +9,7 @@ mod cli;
 use clap::{Parser, Subcommand};
 use cli::{
     bench::BenchArgs, compare::CompareArgs, conform::ConformArgs, convert::ConvertArgs,
-    fuzz::FuzzArgs, models::ModelsArgs, run::RunArgs, serve::ServeArgs, step::StepArgs,
+    fuzz::FuzzArgs, hw::HwArgs, models::ModelsArgs, run::RunArgs, serve::ServeArgs, step::StepArgs,
 };
 use std::process::ExitCode;
 
@@ -54,6 +54,8 @@ enum Command {
     Merge(litmix::mapping::cli::MergeArgs),
     /// Serve the web playground (loopback by default; all assets embedded).
     Serve(ServeArgs),
+    /// Run PTX tests on an NVIDIA GPU and check the states seen against the model.
+    Hw(HwArgs),
 }
 
 fn main() -> ExitCode {
@@ -73,5 +75,6 @@ fn main() -> ExitCode {
         Command::VerifyMapping(a) => litmix::mapping::cli::verify_mapping(a),
         Command::Merge(a) => litmix::mapping::cli::merge(a),
         Command::Serve(a) => cli::serve::serve(a),
+        Command::Hw(a) => cli::hw::hw(a),
     }
 }

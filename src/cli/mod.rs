@@ -34,6 +34,7 @@ pub mod compare;
 pub mod conform;
 pub mod convert;
 pub mod fuzz;
+pub mod hw;
 pub mod live;
 pub mod models;
 pub mod run;

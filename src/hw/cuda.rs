@@ -126,7 +126,12 @@ impl Device {
                     lib = Some(l);
                     break;
                 }
-                Err(e) => last = format!("cannot load {n}: {e}"),
+                Err(e) => {
+                    let cause = std::error::Error::source(&e)
+                        .map(|c| format!(" ({c})"))
+                        .unwrap_or_default();
+                    last = format!("cannot load {n}: {e}{cause}");
+                }
             }
         }
         let Some(lib) = lib else {

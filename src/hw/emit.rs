@@ -302,7 +302,8 @@ fn reset_kernel(plan: &Plan, s: &mut String) {
   cvta.to.global.u64 %a0, %a0;
   mul.wide.u32 %a1, %h0, 4;
   add.u64 %a1, %a0, %a1;
-  st.global.u32 [%a1], 0;
+  mov.b32 %h7, 0;
+  st.global.u32 [%a1], %h7;
   ld.param.u64 %a2, [p_offsets];
   cvta.to.global.u64 %a2, %a2;
   ld.param.u64 %a3, [p_locs];
@@ -319,7 +320,8 @@ fn reset_kernel(plan: &Plan, s: &mut String) {
   ld.global.u32 %h6, [%a4];
   mul.wide.u32 %a5, %h6, 4;
   add.u64 %a5, %a3, %a5;
-  st.global.u32 [%a5], {};
+  mov.b32 %h7, {};
+  st.global.u32 [%a5], %h7;
 ",
             plan.init_word(j)
         );

@@ -319,3 +319,50 @@ pub fn group_digits(n: u64) -> String {
     }
     out
 }
+
+/// Reads back the histogram of a `hw run --json` object (its `states`
+/// with their counts; allowed states never seen have count 0) for
+/// `plan`, so saved hardware results can be judged again (`hw judge`).
+pub fn from_json(plan: &Plan, obj: &Json) -> Result<Histogram, String> {
+    let states = obj
+        .get("states")
+        .and_then(|s| s.as_array())
+        .ok_or("no 'states' array")?;
+    let mut h = Histogram::default();
+    for s in states {
+        let count = s
+            .get("count")
+            .and_then(|c| c.as_u64())
+            .ok_or("a state without a 'count'")?;
+        let values = s
+            .get("state")
+            .and_then(|v| v.as_object())
+            .ok_or("a state without a 'state' object")?;
+        let mut state = Vec::new();
+        for t in &plan.observed {
+            let name = term_name(&plan.test, t);
+            let text = values
+                .get(&name)
+                .and_then(|v| v.as_str())
+                .ok_or_else(|| format!("a state without '{name}'"))?;
+            state.push(parse_value(plan, text).ok_or_else(|| format!("bad value '{text}' of {name}"))?);
+        }
+        if count > 0 {
+            h.add(state, count);
+        }
+    }
+    if let Some(n) = obj.get("instances").and_then(|n| n.as_u64()) {
+        if n < h.instances {
+            return Err(format!("'instances' is {n}, below the {} sightings", h.instances));
+        }
+        h.instances = n;
+    }
+    Ok(h)
+}
+
+fn parse_value(plan: &Plan, text: &str) -> Option<Value> {
+    if let Some(name) = text.strip_prefix('&') {
+        return plan.test.location(name).map(Value::Addr);
+    }
+    text.parse::<i64>().ok().map(Value::Int)
+}
