@@ -10,6 +10,7 @@ use litmix::hw::cuda::{CudaError, Device};
 use litmix::hw::histogram::{self, Histogram};
 use litmix::hw::run::{Budget, RunError, RunOptions, SassStatus};
 use litmix::hw::stress::Profile;
+use litmix::hw::host::{self, HostRole};
 use litmix::hw::{Plan, emit, plan};
 use serde_json::json;
 use std::io::Write;
@@ -106,13 +107,25 @@ pub struct HwJudgeArgs {
 
 #[derive(Args)]
 pub struct HwTuneArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Where to write the best profile found.
     #[arg(long, default_value = "hw-profile.txt")]
     pub out: PathBuf,
+    /// Profiles to try (the default and no stress are always among them).
+    #[arg(long, default_value_t = 16)]
+    pub trials: usize,
+    /// Time per test and profile.
+    #[arg(long, default_value = "1s")]
+    pub budget: String,
+    /// Seed of the candidates and of the runs.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
     /// CUDA device index.
     #[arg(long, default_value_t = 0)]
     pub device: i32,
-    /// Allowed-weak tests to tune on.
+    /// Tests to tune on; those whose condition the model does not allow are skipped.
+    #[arg(required = true)]
     pub paths: Vec<PathBuf>,
 }
 
@@ -131,6 +144,8 @@ struct Loaded {
     file: String,
     name: String,
     plan: Result<Plan, String>,
+    /// For X86 tests: the host programs of the roles (run on the CPU).
+    host: Option<Vec<HostRole>>,
 }
 
 /// Parses every test of the given paths and plans each.
@@ -145,15 +160,29 @@ fn load(paths: &[PathBuf]) -> Result<Vec<Loaded>, ExitCode> {
         let file = f.display().to_string();
         for (i, parsed) in litmix::litmus::parse_file_all(&f).into_iter().enumerate() {
             match parsed {
+                Ok(t) if t.arch.eq_ignore_ascii_case("X86") => {
+                    let (plan, host) = match host::plan_host(&t) {
+                        Ok((p, h)) => (Ok(p), Some(h)),
+                        Err(r) => (Err(r.0), None),
+                    };
+                    out.push(Loaded {
+                        file: file.clone(),
+                        name: t.name.clone(),
+                        plan,
+                        host,
+                    })
+                }
                 Ok(t) => out.push(Loaded {
                     file: file.clone(),
                     name: t.name.clone(),
                     plan: plan(&t).map_err(|r| r.0),
+                    host: None,
                 }),
                 Err(d) => out.push(Loaded {
                     file: file.clone(),
                     name: format!("{}#{}", stem(&f), i + 1),
                     plan: Err(format!("does not parse: {}", d.render().trim())),
+                    host: None,
                 }),
             }
         }
@@ -209,27 +238,7 @@ fn run(a: HwRunArgs) -> ExitCode {
         Ok(t) => t,
         Err(c) => return c,
     };
-    let dev = match Device::open(a.device) {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!(
-                "litmix: hw run needs an NVIDIA GPU and its driver: {e}\n\
-                 (litmix hw emit --out DIR writes the kernels without one)"
-            );
-            return ExitCode::from(2);
-        }
-    };
-    if !a.json {
-        outln!(
-            "Device {} (sm_{}{}, {} SMs); stress {}; seed {}",
-            dev.name,
-            dev.capability.0,
-            dev.capability.1,
-            dev.sms,
-            a.stress,
-            a.seed
-        );
-    }
+    let mut device: Option<Device> = None;
     let opts = RunOptions {
         profile,
         seed: a.seed,
@@ -256,7 +265,42 @@ fn run(a: HwRunArgs) -> ExitCode {
                 continue;
             }
         };
-        let r = match litmix::hw::run::run(&dev, p, &opts) {
+        if let Some(roles) = &l.host {
+            ran += 1;
+            if host_run(l, p, roles, &result, &a, budget) {
+                code = code.max(1);
+            }
+            continue;
+        }
+        if device.is_none() {
+            match Device::open(a.device) {
+                Ok(d) => {
+                    if !a.json {
+                        outln!(
+                            "Device {} (sm_{}{}, {} SMs); stress {}; seed {}",
+                            d.name,
+                            d.capability.0,
+                            d.capability.1,
+                            d.sms,
+                            a.stress,
+                            a.seed
+                        );
+                    }
+                    device = Some(d);
+                }
+                Err(e) => {
+                    eprintln!(
+                        "litmix: hw run needs an NVIDIA GPU and its driver: {e}\n\
+                         (litmix hw emit --out DIR writes the kernels without one)"
+                    );
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        let Some(dev) = &device else {
+            return ExitCode::from(2);
+        };
+        let r = match litmix::hw::run::run(dev, p, &opts) {
             Ok(r) => r,
             Err(RunError::Sass(checks)) => {
                 refused += 1;
@@ -308,6 +352,63 @@ fn run(a: HwRunArgs) -> ExitCode {
         outln!("hw: {ran} test(s) run, {refused} refused");
     }
     ExitCode::from(code)
+}
+
+/// Runs an X86 test's roles on host threads; true when a forbidden state
+/// was seen.
+fn host_run(
+    l: &Loaded,
+    p: &Plan,
+    roles: &[HostRole],
+    result: &CheckResult,
+    a: &HwRunArgs,
+    budget: Budget,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        const PER_ROUND: usize = 1000;
+        let mut r = host::run(p, roles, PER_ROUND, PER_ROUND as u64, a.seed);
+        let more = match budget {
+            Budget::Instances(n) => n.saturating_sub(r.hist.instances),
+            Budget::Time(d) => {
+                let per = r.elapsed.as_secs_f64() / r.hist.instances.max(1) as f64;
+                ((d.as_secs_f64() - r.elapsed.as_secs_f64()).max(0.0) / per.max(1e-9)) as u64
+            }
+        };
+        if more > 0 {
+            let r2 = host::run(p, roles, PER_ROUND, more, a.seed.wrapping_add(1));
+            r.hist.merge(&r2.hist);
+            r.raced += r2.raced;
+            r.rounds += r2.rounds;
+            r.elapsed += r2.elapsed;
+        }
+        let c = histogram::compare(p, result, &r.hist);
+        let secs = r.elapsed.as_secs_f64();
+        let raced = 100.0 * r.raced as f64 / r.hist.instances.max(1) as f64;
+        if a.json {
+            let mut o = histogram::json(p, &result.model, &c);
+            o["file"] = json!(l.file);
+            o["device"] = json!("host CPU");
+            o["rounds"] = json!(r.rounds);
+            o["seconds"] = json!(secs);
+            o["raced"] = json!(r.raced);
+            outln!("{o}");
+        } else {
+            let header = format!(
+                "host CPU threads, {} rounds of {PER_ROUND}, {secs:.2} s, {raced:.1} % of instances raced",
+                r.rounds
+            );
+            out!("{}", histogram::text(p, &result.model, &c, &header));
+            outln!();
+        }
+        !c.observed_within_allowed()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (p, roles, result, budget);
+        report_refusal(l, "host roles run on x86-64 hosts only", a.json);
+        false
+    }
 }
 
 fn sass_text(s: &SassStatus) -> String {
@@ -516,17 +617,94 @@ fn judge(a: HwJudgeArgs) -> ExitCode {
 }
 
 fn tune(a: HwTuneArgs) -> ExitCode {
-    let _ = (&a.out, &a.paths);
-    match Device::open(a.device) {
+    let budget = match Budget::parse_time(&a.budget) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("litmix: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let tests = match load(&a.paths) {
+        Ok(t) => t,
+        Err(c) => return c,
+    };
+    let dev = match Device::open(a.device) {
+        Ok(d) => d,
         Err(e) => {
             eprintln!("litmix: hw tune needs an NVIDIA GPU and its driver: {e}");
-            ExitCode::from(2)
+            return ExitCode::from(2);
         }
-        Ok(_) => {
-            eprintln!(
-                "litmix: hw tune is not built yet: edit a profile file by hand (docs/hw.md lists its keys) and compare rates with hw run --stress FILE"
-            );
-            ExitCode::from(2)
+    };
+    // Tests whose condition's states the model allows (the weak outcomes
+    // stress should bring out).
+    let cache = ModelCache::default();
+    let mut chosen = Vec::new();
+    for l in &tests {
+        let Ok(p) = &l.plan else { continue };
+        match model_check(l, p, &a.model, &cache) {
+            Ok(r) if r.states.keys().any(|s| litmix::exec::satisfies(&p.test, s)) => {
+                chosen.push(p)
+            }
+            Ok(_) => {}
+            Err(m) => eprintln!("{m}"),
         }
     }
+    if chosen.is_empty() {
+        eprintln!("litmix: hw tune: no test whose condition the model allows");
+        return ExitCode::from(2);
+    }
+    let mut rng = litmix::hw::rng::Rng::new(a.seed);
+    let mut best: Option<(f64, Profile)> = None;
+    for (i, profile) in litmix::hw::tune::candidates(&mut rng, a.trials)
+        .into_iter()
+        .enumerate()
+    {
+        let opts = RunOptions {
+            profile: profile.clone(),
+            seed: a.seed,
+            budget,
+            sass_required: true,
+        };
+        let mut per_test = Vec::new();
+        for p in &chosen {
+            match litmix::hw::run::run(&dev, p, &opts) {
+                Ok(r) => {
+                    let seen = r
+                        .hist
+                        .counts
+                        .iter()
+                        .filter(|(s, _)| litmix::exec::satisfies(&p.test, s))
+                        .map(|(_, n)| n)
+                        .sum();
+                    per_test.push((seen, r.elapsed.as_secs_f64()));
+                }
+                Err(RunError::Sass(_)) => {}
+                Err(RunError::Cuda(e)) => {
+                    eprintln!("litmix: {}: {e}", p.test.name);
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        let score = litmix::hw::tune::score(&per_test);
+        outln!("profile {i}: score {score:.2} ({})", per_test.iter().map(|(s, t)| format!("{:.0}/s", *s as f64 / t)).collect::<Vec<_>>().join(" "));
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
+            best = Some((score, profile));
+        }
+    }
+    let Some((score, profile)) = best else {
+        return ExitCode::from(2);
+    };
+    let text = format!(
+        "# litmix hw tune: {} on {} test(s), score {score:.2} (seed {})\n{}",
+        dev.name,
+        chosen.len(),
+        a.seed,
+        profile.to_text()
+    );
+    if let Err(e) = std::fs::write(&a.out, text) {
+        eprintln!("litmix: cannot write {}: {e}", a.out.display());
+        return ExitCode::from(2);
+    }
+    outln!("best profile (score {score:.2}) written to {}", a.out.display());
+    ExitCode::SUCCESS
 }

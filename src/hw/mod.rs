@@ -14,15 +14,19 @@
 //! check `litmix run` does), [`sass`] checks that the assembler kept each
 //! role's accesses, [`cuda`] binds the CUDA driver at run time (no CUDA is
 //! needed to build litmix or to emit kernels) and [`run`] drives launches.
+//! [`host`] runs X86 tests' roles on host threads (the host side of
+//! compound CPU+GPU tests).
 
 pub mod cuda;
 pub mod emit;
 pub mod histogram;
+pub mod host;
 pub mod layout;
 pub mod plan;
 pub mod rng;
 pub mod run;
 pub mod sass;
 pub mod stress;
+pub mod tune;
 
 pub use plan::{Plan, Refusal, Role, plan};
