@@ -475,6 +475,12 @@ fn emit_cmd(a: HwEmitArgs) -> ExitCode {
     let mut used = std::collections::HashSet::new();
     let (mut emitted, mut refused) = (0, 0);
     for l in &tests {
+        if l.host.is_some() {
+            refused += 1;
+            entries.push(json!({"test": l.name, "file": l.file,
+                "refused": "an X86 test: hw run runs it on host threads, there is no kernel"}));
+            continue;
+        }
         match &l.plan {
             Ok(p) => {
                 let mut base = super::sanitize(&l.name);
