@@ -483,7 +483,7 @@ fn emit_cmd(a: HwEmitArgs) -> ExitCode {
         }
         match &l.plan {
             Ok(p) => {
-                let mut base = super::sanitize(&l.name);
+                let mut base = litmix::driver::artefacts::sanitize(&l.name);
                 while !used.insert(base.clone()) {
                     base.push('_');
                 }
