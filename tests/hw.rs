@@ -84,7 +84,8 @@ fn emitter_on_every_oracle_ptx_test() {
         eprintln!("skipping: shared/oracles not found");
         return;
     };
-    let files = litmix::driver::collect_paths(&[dir.join("dat3m/PTX"), dir.join("mixedproxy/tests")]);
+    let files =
+        litmix::driver::collect_paths(&[dir.join("dat3m/PTX"), dir.join("mixedproxy/tests")]);
     let (mut emitted, mut refused, mut unparsed) = (0, 0, 0);
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     for f in &files {
@@ -117,7 +118,9 @@ fn emitter_on_every_oracle_ptx_test() {
                     let class = REFUSAL_CLASSES
                         .iter()
                         .find(|c| why.0.contains(*c))
-                        .unwrap_or_else(|| panic!("{}: unexpected refusal: {}", f.display(), why.0));
+                        .unwrap_or_else(|| {
+                            panic!("{}: unexpected refusal: {}", f.display(), why.0)
+                        });
                     *reasons.entry(class.to_string()).or_insert(0) += 1;
                 }
             }
@@ -186,7 +189,10 @@ fn check_grid(p: &Plan, g: &Geometry, t: &Tables) {
     let mut words: Vec<u32> = t.offsets.clone();
     words.sort();
     for w in words.windows(2) {
-        assert!(w[1] - w[0] >= g.line_words as u32, "two locations on one line");
+        assert!(
+            w[1] - w[0] >= g.line_words as u32,
+            "two locations on one line"
+        );
     }
     assert!(words.iter().all(|&w| (w as usize) < g.location_words()));
 }
@@ -205,7 +211,11 @@ fn placement_on_whole_grids() {
     check_grid(&p, &g, &t2);
     assert_ne!(t1.pairing, t2.pairing, "launches pair the same blocks");
     assert_ne!(t1.offsets, t2.offsets);
-    assert_eq!(Tables::draw(&g, &mut Rng::new(3)), t1, "a seed repeats a launch");
+    assert_eq!(
+        Tables::draw(&g, &mut Rng::new(3)),
+        t1,
+        "a seed repeats a launch"
+    );
 
     // IRIW: four CTAs.
     let p = plan_of(&shapes().join("IRIW-relaxed.litmus"));
@@ -220,7 +230,10 @@ fn placement_on_whole_grids() {
     .unwrap();
     assert_eq!((p.groups, p.warps_per_set), (2, 2));
     assert_eq!(
-        p.roles.iter().map(|r| (r.group, r.warp)).collect::<Vec<_>>(),
+        p.roles
+            .iter()
+            .map(|r| (r.group, r.warp))
+            .collect::<Vec<_>>(),
         vec![(0, 0), (0, 1), (1, 0)]
     );
     let g = Geometry::new(&p, 256, 4, 1, 32, 3);
@@ -259,7 +272,11 @@ fn emitted_ptx_is_the_test() {
     assert!(m.contains("ld.acquire.cta.global.u32 %v0, [%loc1];"));
     assert!(m.contains("ld.relaxed.gpu.global.u32 %v1, [%loc0];"));
     let m = emit::module(&plan_of(&shapes().join("SB-fence-sc.litmus")));
-    assert_eq!(m.matches("  fence.sc.gpu;").count(), 4, "two roles, twice (test and check kernels)");
+    assert_eq!(
+        m.matches("  fence.sc.gpu;").count(),
+        4,
+        "two roles, twice (test and check kernels)"
+    );
     let m = emit::module(&plan_of(&shapes().join("MP-weak.litmus")));
     assert!(m.contains("st.weak.global.u32") && m.contains("ld.weak.global.u32"));
     let p = plan_str(
@@ -331,8 +348,14 @@ fn histograms_statistics_and_verdicts() {
     assert!(!c.observed_within_allowed());
     assert_eq!(c.forbidden_sightings, 1);
     let text = histogram::text(&q, "ptx", &c, "synthetic");
-    assert!(text.contains("FORBIDDEN STATES SEEN: 1 state(s), 1 sightings"), "{text}");
-    assert!(text.contains("0:r0=0; 1:r1=0; x=1; y=1;  FORBIDDEN"), "{text}");
+    assert!(
+        text.contains("FORBIDDEN STATES SEEN: 1 state(s), 1 sightings"),
+        "{text}"
+    );
+    assert!(
+        text.contains("0:r0=0; 1:r1=0; x=1; y=1;  FORBIDDEN"),
+        "{text}"
+    );
     // JSON round trip through `hw judge`'s reader.
     let j = histogram::json(&q, "ptx", &c);
     assert_eq!(histogram::from_json(&q, &j).unwrap(), h);
@@ -360,7 +383,11 @@ fn sass_check_on_listings() {
     let merged = "        /*0010*/                   LDG.E.STRONG.GPU R5, desc[UR4][R2.64] ;\n        /*0030*/                   STG.E desc[UR4][R8.64], R5 ;\n        /*0040*/                   STG.E desc[UR4][R8.64+0x4], R5 ;\n";
     let checks = sass::check(&p, &sass::parse_listing(&listing(good0, merged)));
     assert!(checks[0].ok && !checks[1].ok);
-    assert!(checks[1].messages[0].contains("expected LLSS, SASS has LSS"), "{:?}", checks[1]);
+    assert!(
+        checks[1].messages[0].contains("expected LLSS, SASS has LSS"),
+        "{:?}",
+        checks[1]
+    );
     // A store moved after the output stores: reordered.
     let moved = "        /*0010*/                   STG.E.STRONG.GPU desc[UR4][R2.64], R5 ;\n        /*0020*/                   LDG.E R5, desc[UR4][R2.64] ;\n        /*0030*/                   STG.E.STRONG.GPU desc[UR4][R4.64], R5 ;\n";
     assert!(!sass::check(&p, &sass::parse_listing(&listing(moved, good1)))[0].ok);
@@ -377,8 +404,12 @@ fn sass_check_on_listings() {
     assert_eq!(checks[0].found, "SFLS");
     assert!(checks[1].messages[0].contains("left no MEMBAR"));
     // nvdisasm's form: `.text.NAME:` sections.
-    let nv = ".text.litmix_role_0:\n        /*0000*/                   LDG.E R2, desc[UR4][R2.64] ;\n";
-    assert_eq!(sass::parse_listing(nv)["litmix_role_0"][0].access, Access::Load);
+    let nv =
+        ".text.litmix_role_0:\n        /*0000*/                   LDG.E R2, desc[UR4][R2.64] ;\n";
+    assert_eq!(
+        sass::parse_listing(nv)["litmix_role_0"][0].access,
+        Access::Load
+    );
 }
 
 fn litmix() -> Command {
@@ -396,7 +427,10 @@ fn cli_without_a_gpu() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("hw run needs an NVIDIA GPU and its driver: no CUDA driver"), "{err}");
+    assert!(
+        err.contains("hw run needs an NVIDIA GPU and its driver: no CUDA driver"),
+        "{err}"
+    );
     let dir = std::env::temp_dir().join(format!("litmix-hw-emit-{}", std::process::id()));
     let o = litmix()
         .args(["hw", "emit", "--out"])
@@ -451,9 +485,20 @@ fn judge_catches_a_wrong_model() {
         .output()
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{out}{}", String::from_utf8_lossy(&o.stderr));
-    assert!(out.contains("0:r0=0; 1:r1=0; x=1; y=1;  FORBIDDEN"), "{out}");
-    assert!(out.contains("FORBIDDEN STATES SEEN: 1 state(s), 7 sightings"), "{out}");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        out.contains("0:r0=0; 1:r1=0; x=1; y=1;  FORBIDDEN"),
+        "{out}"
+    );
+    assert!(
+        out.contains("FORBIDDEN STATES SEEN: 1 state(s), 7 sightings"),
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -470,7 +515,13 @@ fn host_roles_execute_x86_instructions() {
     .unwrap();
     let (p, roles) = plan_host(&t).unwrap();
     assert_eq!(roles[0].ops[1], Op::Mfence);
-    assert!(matches!(roles[1].ops[0], Op::Mov { src: Src::Imm(5), .. }));
+    assert!(matches!(
+        roles[1].ops[0],
+        Op::Mov {
+            src: Src::Imm(5),
+            ..
+        }
+    ));
     let mut mem = vec![0u32; 2];
     let base = mem.as_mut_ptr();
     // SAFETY: both pointers are inside `mem`.
@@ -508,8 +559,17 @@ fn host_run_of_x86_tests() {
         .output()
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{out}{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(out.matches("Verdict observed ⊆ allowed").count(), 2, "{out}");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        out.matches("Verdict observed ⊆ allowed").count(),
+        2,
+        "{out}"
+    );
     assert!(out.contains("Instances 20,000 ; model x86tso"), "{out}");
     assert!(out.contains("% of instances raced"), "{out}");
     assert!(out.contains("hw: 2 test(s) run, 0 refused"), "{out}");

@@ -8,9 +8,9 @@ use litmix::driver::{FileOutcome, ModelCache, check_test, collect_paths};
 use litmix::exec::CheckResult;
 use litmix::hw::cuda::{CudaError, Device};
 use litmix::hw::histogram::{self, Histogram};
+use litmix::hw::host::{self, HostRole};
 use litmix::hw::run::{Budget, RunError, RunOptions, SassStatus};
 use litmix::hw::stress::Profile;
-use litmix::hw::host::{self, HostRole};
 use litmix::hw::{Plan, emit, plan};
 use serde_json::json;
 use std::io::Write;
@@ -206,7 +206,13 @@ fn model_check(
 ) -> Result<Box<CheckResult>, String> {
     let mut opts = options(&m.limits);
     m.cat.apply(&mut opts);
-    match check_test(l.file.clone(), p.test.clone(), m.model.as_deref(), cache, &opts) {
+    match check_test(
+        l.file.clone(),
+        p.test.clone(),
+        m.model.as_deref(),
+        cache,
+        &opts,
+    ) {
         FileOutcome::Checked { result, .. } => Ok(result),
         FileOutcome::Failed { message, .. } => Err(message),
     }
@@ -648,9 +654,7 @@ fn tune(a: HwTuneArgs) -> ExitCode {
     for l in &tests {
         let Ok(p) = &l.plan else { continue };
         match model_check(l, p, &a.model, &cache) {
-            Ok(r) if r.states.keys().any(|s| litmix::exec::satisfies(&p.test, s)) => {
-                chosen.push(p)
-            }
+            Ok(r) if r.states.keys().any(|s| litmix::exec::satisfies(&p.test, s)) => chosen.push(p),
             Ok(_) => {}
             Err(m) => eprintln!("{m}"),
         }
@@ -692,7 +696,14 @@ fn tune(a: HwTuneArgs) -> ExitCode {
             }
         }
         let score = litmix::hw::tune::score(&per_test);
-        outln!("profile {i}: score {score:.2} ({})", per_test.iter().map(|(s, t)| format!("{:.0}/s", *s as f64 / t)).collect::<Vec<_>>().join(" "));
+        outln!(
+            "profile {i}: score {score:.2} ({})",
+            per_test
+                .iter()
+                .map(|(s, t)| format!("{:.0}/s", *s as f64 / t))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
         if best.as_ref().is_none_or(|(b, _)| score > *b) {
             best = Some((score, profile));
         }
@@ -711,6 +722,9 @@ fn tune(a: HwTuneArgs) -> ExitCode {
         eprintln!("litmix: cannot write {}: {e}", a.out.display());
         return ExitCode::from(2);
     }
-    outln!("best profile (score {score:.2}) written to {}", a.out.display());
+    outln!(
+        "best profile (score {score:.2}) written to {}",
+        a.out.display()
+    );
     ExitCode::SUCCESS
 }

@@ -72,7 +72,12 @@ pub fn module(plan: &Plan) -> String {
 }
 
 fn regs_decl(plan: &Plan, s: &mut String) {
-    let vregs: usize = plan.roles.iter().map(|r| r.outputs.len()).sum::<usize>().max(1);
+    let vregs: usize = plan
+        .roles
+        .iter()
+        .map(|r| r.outputs.len())
+        .sum::<usize>()
+        .max(1);
     let _ = writeln!(s, "  .reg .pred %p<4>;");
     let _ = writeln!(s, "  .reg .b32 %h<32>;");
     let _ = writeln!(s, "  .reg .b64 %a<12>;");
@@ -380,7 +385,11 @@ fn gather_kernel(plan: &Plan, s: &mut String) {
 /// Role `r`'s body alone, with its locations and output record as
 /// parameters: the code the SASS check reads.
 fn role_check_kernel(plan: &Plan, r: usize, s: &mut String) {
-    let _ = write!(s, ".visible .entry {}(\n  .param .u64 p_out", role_kernel(r));
+    let _ = write!(
+        s,
+        ".visible .entry {}(\n  .param .u64 p_out",
+        role_kernel(r)
+    );
     for j in 0..plan.locations.len() {
         let _ = write!(s, ",\n  .param .u64 p_loc{j}");
     }
@@ -465,7 +474,12 @@ impl Emitter<'_> {
                 .map(|(_, l)| *l)
                 .unwrap_or(0),
         };
-        let j = self.plan.locations.iter().position(|x| *x == l).unwrap_or(0);
+        let j = self
+            .plan
+            .locations
+            .iter()
+            .position(|x| *x == l)
+            .unwrap_or(0);
         format!("[%loc{j}]")
     }
 
@@ -510,7 +524,11 @@ impl Emitter<'_> {
         let mut pre = String::new();
         let line = match &ins.kind {
             InstrKind::Load { dst, addr } => {
-                format!("ld.{access}.global.u32 {}, {};", self.reg(dst), self.address(addr))
+                format!(
+                    "ld.{access}.global.u32 {}, {};",
+                    self.reg(dst),
+                    self.address(addr)
+                )
             }
             InstrKind::Store { addr, src } => {
                 let v = self.operand(src, 28, &mut pre);
@@ -541,7 +559,8 @@ impl Emitter<'_> {
                                 }
                                 _ => {
                                     let r = self.operand(v, 28, &mut pre);
-                                    let _ = writeln!(pre, "  neg.s32 %h29, {r}; // atom.sub as add");
+                                    let _ =
+                                        writeln!(pre, "  neg.s32 %h29, {r}; // atom.sub as add");
                                     "%h29".to_string()
                                 }
                             }

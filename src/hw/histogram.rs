@@ -345,7 +345,9 @@ pub fn from_json(plan: &Plan, obj: &Json) -> Result<Histogram, String> {
                 .get(&name)
                 .and_then(|v| v.as_str())
                 .ok_or_else(|| format!("a state without '{name}'"))?;
-            state.push(parse_value(plan, text).ok_or_else(|| format!("bad value '{text}' of {name}"))?);
+            state.push(
+                parse_value(plan, text).ok_or_else(|| format!("bad value '{text}' of {name}"))?,
+            );
         }
         if count > 0 {
             h.add(state, count);
@@ -353,7 +355,10 @@ pub fn from_json(plan: &Plan, obj: &Json) -> Result<Histogram, String> {
     }
     if let Some(n) = obj.get("instances").and_then(|n| n.as_u64()) {
         if n < h.instances {
-            return Err(format!("'instances' is {n}, below the {} sightings", h.instances));
+            return Err(format!(
+                "'instances' is {n}, below the {} sightings",
+                h.instances
+            ));
         }
         h.instances = n;
     }

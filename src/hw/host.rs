@@ -58,7 +58,12 @@ pub enum Op {
     /// `MOV r, v`.
     Mov { dst: usize, src: Src },
     /// `ADD/SUB/AND/OR/XOR r, v` and friends.
-    Alu { dst: usize, op: BinOp, a: Src, b: Src },
+    Alu {
+        dst: usize,
+        op: BinOp,
+        a: Src,
+        b: Src,
+    },
     /// `CMP a, b` + conditional jump to op index `target`.
     Branch {
         cmp: CmpOp,
@@ -136,7 +141,9 @@ pub fn plan_host(test: &Test) -> Result<(Plan, Vec<HostRole>), Refusal> {
                         regs.insert(d.clone());
                     }
                     match op {
-                        RmwOp::Bin(_, v) | RmwOp::Exch(v) | RmwOp::Inc(v) | RmwOp::Dec(v) => add_reg(&mut regs, v),
+                        RmwOp::Bin(_, v) | RmwOp::Exch(v) | RmwOp::Inc(v) | RmwOp::Dec(v) => {
+                            add_reg(&mut regs, v)
+                        }
                         RmwOp::Cas { expected, new } => {
                             add_reg(&mut regs, expected);
                             add_reg(&mut regs, new);
@@ -214,7 +221,9 @@ fn compile(test: &Test, i: usize, regs: &[String]) -> Result<HostRole, Refusal> 
     let src = |o: &Operand| -> Result<Src, Refusal> {
         match o {
             Operand::Reg(r) => Ok(Src::Reg(reg(r))),
-            Operand::Imm(Value::Int(v)) if i32::try_from(*v).is_ok() => Ok(Src::Imm(*v as i32 as u32)),
+            Operand::Imm(Value::Int(v)) if i32::try_from(*v).is_ok() => {
+                Ok(Src::Imm(*v as i32 as u32))
+            }
             Operand::Imm(_) => Err(Refusal(format!(
                 "P{}: a constant that is an address or beyond 32 bits",
                 t.id
@@ -285,7 +294,10 @@ fn compile(test: &Test, i: usize, regs: &[String]) -> Result<HostRole, Refusal> 
                         new: src(new)?,
                     },
                     (None, RmwOp::Bin(b, v))
-                        if matches!(b, BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor) =>
+                        if matches!(
+                            b,
+                            BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor
+                        ) =>
                     {
                         Op::Locked {
                             op: *b,
@@ -308,7 +320,12 @@ fn compile(test: &Test, i: usize, regs: &[String]) -> Result<HostRole, Refusal> 
                 a: src(a)?,
                 b: src(b)?,
             },
-            InstrKind::Branch { cmp, a, b, target: l } => Op::Branch {
+            InstrKind::Branch {
+                cmp,
+                a,
+                b,
+                target: l,
+            } => Op::Branch {
                 cmp: *cmp,
                 a: src(a)?,
                 b: src(b)?,
@@ -350,13 +367,17 @@ mod x86 {
     pub unsafe fn load(p: *mut u32) -> u32 {
         let v: u32;
         // SAFETY: p points into the run's location buffer.
-        unsafe { asm!("mov {v:e}, dword ptr [{p}]", p = in(reg) p, v = out(reg) v, options(nostack, preserves_flags)) };
+        unsafe {
+            asm!("mov {v:e}, dword ptr [{p}]", p = in(reg) p, v = out(reg) v, options(nostack, preserves_flags))
+        };
         v
     }
     /// `MOV [p], r32`.
     #[inline(always)]
     pub unsafe fn store(p: *mut u32, v: u32) {
-        unsafe { asm!("mov dword ptr [{p}], {v:e}", p = in(reg) p, v = in(reg) v, options(nostack, preserves_flags)) };
+        unsafe {
+            asm!("mov dword ptr [{p}], {v:e}", p = in(reg) p, v = in(reg) v, options(nostack, preserves_flags))
+        };
     }
     /// `MFENCE`.
     #[inline(always)]
@@ -367,21 +388,27 @@ mod x86 {
     #[inline(always)]
     pub unsafe fn xchg(p: *mut u32, v: u32) -> u32 {
         let mut v = v;
-        unsafe { asm!("xchg dword ptr [{p}], {v:e}", p = in(reg) p, v = inout(reg) v, options(nostack, preserves_flags)) };
+        unsafe {
+            asm!("xchg dword ptr [{p}], {v:e}", p = in(reg) p, v = inout(reg) v, options(nostack, preserves_flags))
+        };
         v
     }
     /// `LOCK XADD [p], r32`.
     #[inline(always)]
     pub unsafe fn xadd(p: *mut u32, v: u32) -> u32 {
         let mut v = v;
-        unsafe { asm!("lock xadd dword ptr [{p}], {v:e}", p = in(reg) p, v = inout(reg) v, options(nostack)) };
+        unsafe {
+            asm!("lock xadd dword ptr [{p}], {v:e}", p = in(reg) p, v = inout(reg) v, options(nostack))
+        };
         v
     }
     /// `LOCK CMPXCHG [p], r32` with EAX = `expected`; the old value.
     #[inline(always)]
     pub unsafe fn cmpxchg(p: *mut u32, expected: u32, new: u32) -> u32 {
         let mut old = expected;
-        unsafe { asm!("lock cmpxchg dword ptr [{p}], {n:e}", p = in(reg) p, n = in(reg) new, inout("eax") old, options(nostack)) };
+        unsafe {
+            asm!("lock cmpxchg dword ptr [{p}], {n:e}", p = in(reg) p, n = in(reg) new, inout("eax") old, options(nostack))
+        };
         old
     }
     /// `LOCK ADD/SUB/AND/OR/XOR [p], r32` (index 0..5 in that order).
@@ -389,11 +416,21 @@ mod x86 {
     pub unsafe fn locked(which: u8, p: *mut u32, v: u32) {
         unsafe {
             match which {
-                0 => asm!("lock add dword ptr [{p}], {v:e}", p = in(reg) p, v = in(reg) v, options(nostack)),
-                1 => asm!("lock sub dword ptr [{p}], {v:e}", p = in(reg) p, v = in(reg) v, options(nostack)),
-                2 => asm!("lock and dword ptr [{p}], {v:e}", p = in(reg) p, v = in(reg) v, options(nostack)),
-                3 => asm!("lock or dword ptr [{p}], {v:e}", p = in(reg) p, v = in(reg) v, options(nostack)),
-                _ => asm!("lock xor dword ptr [{p}], {v:e}", p = in(reg) p, v = in(reg) v, options(nostack)),
+                0 => {
+                    asm!("lock add dword ptr [{p}], {v:e}", p = in(reg) p, v = in(reg) v, options(nostack))
+                }
+                1 => {
+                    asm!("lock sub dword ptr [{p}], {v:e}", p = in(reg) p, v = in(reg) v, options(nostack))
+                }
+                2 => {
+                    asm!("lock and dword ptr [{p}], {v:e}", p = in(reg) p, v = in(reg) v, options(nostack))
+                }
+                3 => {
+                    asm!("lock or dword ptr [{p}], {v:e}", p = in(reg) p, v = in(reg) v, options(nostack))
+                }
+                _ => {
+                    asm!("lock xor dword ptr [{p}], {v:e}", p = in(reg) p, v = in(reg) v, options(nostack))
+                }
             }
         }
     }
@@ -433,10 +470,7 @@ pub unsafe fn execute(role: &HostRole, locs: &[*mut u32], regs: &mut [u32]) {
                     loc,
                     expected,
                     new,
-                } => {
-                    regs[*dst] =
-                        x86::cmpxchg(locs[*loc], val(regs, *expected), val(regs, *new))
-                }
+                } => regs[*dst] = x86::cmpxchg(locs[*loc], val(regs, *expected), val(regs, *new)),
                 Op::Locked { op, loc, src } => {
                     let which = match op {
                         BinOp::Add => 0,
@@ -496,7 +530,13 @@ const HOST_LINE_WORDS: usize = 16;
 /// Runs `plan`'s roles on host threads, `per_round` instances a round,
 /// until `instances` have run; randomness from `seed`.
 #[cfg(target_arch = "x86_64")]
-pub fn run(plan: &Plan, roles: &[HostRole], per_round: usize, instances: u64, seed: u64) -> HostRun {
+pub fn run(
+    plan: &Plan,
+    roles: &[HostRole],
+    per_round: usize,
+    instances: u64,
+    seed: u64,
+) -> HostRun {
     use std::sync::{Barrier, mpsc};
     let n = per_round.max(1);
     let nloc = plan.locations.len().max(1);
@@ -549,7 +589,10 @@ pub fn run(plan: &Plan, roles: &[HostRole], per_round: usize, instances: u64, se
             // Lay out and reset this round's locations.
             let mut perm: Vec<usize> = (0..slots).collect();
             rng.shuffle(&mut perm);
-            let offs: Vec<usize> = perm[..n * nloc].iter().map(|s| s * HOST_LINE_WORDS).collect();
+            let offs: Vec<usize> = perm[..n * nloc]
+                .iter()
+                .map(|s| s * HOST_LINE_WORDS)
+                .collect();
             for (k, &o) in offs.iter().enumerate() {
                 // SAFETY: o < slots * HOST_LINE_WORDS; no role runs now.
                 unsafe { base.0.add(o).write_volatile(plan.init_word(k % nloc)) };

@@ -65,7 +65,9 @@ pub struct Plan {
 impl Plan {
     /// The role of the thread whose `PN` number is `id`.
     pub fn role_of_thread_id(&self, id: usize) -> Option<&Role> {
-        self.roles.iter().find(|r| self.test.threads[r.thread].id == id)
+        self.roles
+            .iter()
+            .find(|r| self.test.threads[r.thread].id == id)
     }
 
     /// Initial value of location slot `j` (a 32-bit word).

@@ -2,6 +2,7 @@
 //! SASS, then launch after launch — reset, test, gather, copy back,
 //! histogram — until the budget is spent.
 
+use super::Plan;
 use super::cuda::{Arg, CudaError, Device};
 use super::emit::{self, GATHER_KERNEL, RESET_KERNEL, TEST_KERNEL};
 use super::histogram::Histogram;
@@ -9,7 +10,6 @@ use super::layout::{Geometry, Tables};
 use super::rng::Rng;
 use super::sass::{self, RoleCheck};
 use super::stress::Profile;
-use super::Plan;
 use std::time::{Duration, Instant};
 
 /// How much to run per test.

@@ -246,7 +246,11 @@ pub fn disassemble(cubin: &[u8]) -> Result<String, String> {
     std::fs::write(&file, cubin).map_err(|e| e.to_string())?;
     let mut last = String::from("neither cuobjdump nor nvdisasm is on the PATH");
     for (tool, args) in [("cuobjdump", vec!["-sass"]), ("nvdisasm", vec![])] {
-        match std::process::Command::new(tool).args(&args).arg(&file).output() {
+        match std::process::Command::new(tool)
+            .args(&args)
+            .arg(&file)
+            .output()
+        {
             Ok(o) if o.status.success() => {
                 let _ = std::fs::remove_dir_all(&dir);
                 return Ok(String::from_utf8_lossy(&o.stdout).into_owned());

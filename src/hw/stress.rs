@@ -165,11 +165,7 @@ impl Profile {
             PATTERNS[self.stress_pattern as usize % PATTERNS.len()]
         );
         let _ = writeln!(s, "pre_stress_iterations = {}", self.pre_stress_iterations);
-        let _ = writeln!(
-            s,
-            "barrier = {}",
-            if self.barrier { "on" } else { "off" }
-        );
+        let _ = writeln!(s, "barrier = {}", if self.barrier { "on" } else { "off" });
         let _ = writeln!(s, "barrier_timeout = {}", self.barrier_timeout);
         s
     }
@@ -190,9 +186,21 @@ mod tests {
         p.stress_pattern = 2;
         p.line_words = 16;
         assert_eq!(Profile::parse(&p.to_text()).unwrap(), p);
-        assert!(Profile::parse("spread = 0").unwrap_err().starts_with("1: 'spread' must be"));
-        assert!(Profile::parse("\n# c\nbogus = 1").unwrap_err().starts_with("3: unknown key"));
+        assert!(
+            Profile::parse("spread = 0")
+                .unwrap_err()
+                .starts_with("1: 'spread' must be")
+        );
+        assert!(
+            Profile::parse("\n# c\nbogus = 1")
+                .unwrap_err()
+                .starts_with("3: unknown key")
+        );
         assert!(Profile::parse("stress_pattern = xx").is_err());
-        assert!(Profile::parse("barrier").unwrap_err().contains("key = value"));
+        assert!(
+            Profile::parse("barrier")
+                .unwrap_err()
+                .contains("key = value")
+        );
     }
 }
