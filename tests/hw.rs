@@ -574,3 +574,30 @@ fn host_run_of_x86_tests() {
     assert!(out.contains("% of instances raced"), "{out}");
     assert!(out.contains("hw: 2 test(s) run, 0 refused"), "{out}");
 }
+
+/// The twelve shapes of issue #31 and what the ptx model says of their
+/// weak outcome (the hardware must never show the forbidden ones).
+#[test]
+fn shapes_and_their_verdicts() {
+    let allowed = [
+        ("MP-relaxed", true),
+        ("MP-weak", true),
+        ("MP-rel-acq-cta", true),
+        ("MP-rel-acq-gpu", false),
+        ("MP-fence-acq-rel", false),
+        ("SB-relaxed", true),
+        ("SB-fence-sc", false),
+        ("SB-fence-acq-rel", true),
+        ("LB-relaxed", true),
+        ("CoRR-relaxed", false),
+        ("IRIW-relaxed", true),
+        ("IRIW-fence-sc", false),
+    ];
+    for (name, weak_allowed) in allowed {
+        let p = plan_of(&shapes().join(format!("{name}.litmus")));
+        let r = model_result(&p, "ptx");
+        assert_eq!(r.validated, weak_allowed, "{name}");
+        // Each role is in a CTA of its own.
+        assert_eq!(p.groups, p.roles.len(), "{name}");
+    }
+}

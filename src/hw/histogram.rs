@@ -7,6 +7,7 @@
 
 use super::Plan;
 use crate::exec::{CheckResult, satisfies, term_name, value_text};
+use crate::fast_hash::FastHash;
 use crate::ir::{Term, Value};
 use serde_json::{Value as Json, json};
 use std::collections::{BTreeMap, HashMap};
@@ -74,20 +75,34 @@ impl Histogram {
                 Term::Const(v) => Src::Fixed(*v),
             })
             .collect();
-        let mut local: HashMap<Vec<Value>, u64> = HashMap::new();
+        // Count raw words first (one hash per instance, no allocation
+        // unless the state is new), then convert each distinct state once.
+        let mut local: HashMap<Vec<u32>, u64, FastHash> = HashMap::default();
+        let mut key: Vec<u32> = Vec::with_capacity(srcs.len());
         for i in 0..instances {
-            let state: Vec<Value> = srcs
+            key.clear();
+            key.extend(srcs.iter().map(|s| match s {
+                Src::Out(k) => outputs[i * nout + k],
+                Src::Mem(j) => finals[i * nloc + j],
+                Src::Fixed(_) => 0,
+            }));
+            match local.get_mut(key.as_slice()) {
+                Some(n) => *n += 1,
+                None => {
+                    local.insert(key.clone(), 1);
+                }
+            }
+        }
+        for (words, n) in local {
+            let state = srcs
                 .iter()
-                .map(|s| match s {
-                    Src::Out(k) => Value::Int(i64::from(outputs[i * nout + k] as i32)),
-                    Src::Mem(j) => Value::Int(i64::from(finals[i * nloc + j] as i32)),
+                .zip(words)
+                .map(|(s, w)| match s {
                     Src::Fixed(v) => *v,
+                    _ => Value::Int(i64::from(w as i32)),
                 })
                 .collect();
-            *local.entry(state).or_insert(0) += 1;
-        }
-        for (s, n) in local {
-            self.add(s, n);
+            self.add(state, n);
         }
     }
 }
@@ -312,7 +327,7 @@ pub fn group_digits(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -162,8 +162,8 @@ pub fn plan(test: &Test) -> Result<Plan, Refusal> {
     }
     let mut roles = Vec::new();
     let mut per_group = vec![0usize; ctas.len()];
-    for i in 0..test.threads.len() {
-        let group = ctas.iter().position(|k| *k == key_of[i]).unwrap_or(0);
+    for (i, key) in key_of.iter().enumerate() {
+        let group = ctas.iter().position(|k| k == key).unwrap_or(0);
         let warp = per_group[group];
         per_group[group] += 1;
         let (outputs, address_regs) = thread_registers(test, i)?;
@@ -243,9 +243,12 @@ fn check_i32(v: i64, what: &str) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// A thread's output registers and its address registers (register, location).
+type Registers = (Vec<Reg>, Vec<(Reg, LocId)>);
+
 /// A thread's output registers (written, initialised or observed; sorted)
 /// and its address registers; refuses what the harness cannot emit.
-fn thread_registers(test: &Test, i: usize) -> Result<(Vec<Reg>, Vec<(Reg, LocId)>), Refusal> {
+fn thread_registers(test: &Test, i: usize) -> Result<Registers, Refusal> {
     let t = &test.threads[i];
     let refuse = |s: String| Err(Refusal(format!("P{}: {s}", t.id)));
     let mut data: BTreeSet<Reg> = BTreeSet::new();

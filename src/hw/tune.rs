@@ -12,17 +12,19 @@ pub fn candidates(rng: &mut Rng, n: usize) -> Vec<Profile> {
     let mut out = vec![Profile::default(), Profile::none()];
     let pick = |rng: &mut Rng, xs: &[u64]| xs[rng.below(xs.len() as u64) as usize];
     while out.len() < n.max(2) {
-        let mut p = Profile::default();
-        p.threads_per_block = pick(rng, &[128, 256, 512]) as usize;
-        p.spread = pick(rng, &[1, 2, 4]) as usize;
-        p.line_words = pick(rng, &[1, 8, 32]) as usize;
-        p.stress_blocks = pick(rng, &[0, 8, 16, 32, 66, 132]) as usize;
-        p.stress_iterations = pick(rng, &[0, 32, 128, 512, 2048]) as u32;
-        p.stress_targets = pick(rng, &[1, 4, 16, 64, 256]) as u32;
-        p.stress_line_words = pick(rng, &[1, 8, 32]) as u32;
-        p.stress_pattern = rng.below(PATTERNS.len() as u64) as u32;
-        p.pre_stress_iterations = pick(rng, &[0, 4, 16, 64]) as u32;
-        p.barrier = rng.below(4) != 0;
+        let p = Profile {
+            threads_per_block: pick(rng, &[128, 256, 512]) as usize,
+            spread: pick(rng, &[1, 2, 4]) as usize,
+            line_words: pick(rng, &[1, 8, 32]) as usize,
+            stress_blocks: pick(rng, &[0, 8, 16, 32, 66, 132]) as usize,
+            stress_iterations: pick(rng, &[0, 32, 128, 512, 2048]) as u32,
+            stress_targets: pick(rng, &[1, 4, 16, 64, 256]) as u32,
+            stress_line_words: pick(rng, &[1, 8, 32]) as u32,
+            stress_pattern: rng.below(PATTERNS.len() as u64) as u32,
+            pre_stress_iterations: pick(rng, &[0, 4, 16, 64]) as u32,
+            barrier: rng.below(4) != 0,
+            ..Profile::default()
+        };
         out.push(p);
     }
     out.truncate(n.max(2));
