@@ -3,7 +3,10 @@
 //! limits (body size, time, candidates), and a server that keeps answering
 //! while a runaway test is being cut off.
 
-use litmix::serve::client::{Client, Response};
+// The command line's HTTP client (`serve --bench` uses it too).
+#[path = "../src/cli/http_client.rs"]
+mod client;
+use client::{Client, Response};
 use litmix::serve::{Running, ServeLimits, start};
 use serde_json::{Value as Json, json};
 use std::net::{Ipv4Addr, SocketAddr};

@@ -117,17 +117,11 @@ fn projected_over(
     states: usize,
 ) -> Option<String> {
     let (start, timeout) = project?;
-    let (elapsed, limit) = (start.elapsed().as_secs_f64(), timeout.as_secs_f64());
+    let budget = crate::budget::TimeBudget { start, timeout };
+    let limit = timeout.as_secs_f64();
     let own = began.elapsed().as_secs_f64();
     let to_limit = MAX_STATES as f64 / states.max(1) as f64;
-    let factor = if covered > 0.0 {
-        to_limit.min(1.0 / covered)
-    } else {
-        to_limit
-    };
-    let projected = elapsed - own + own * factor;
-    let margin = super::project::margin(elapsed, limit);
-    (elapsed > limit * 0.25 && projected > limit * margin).then(|| {
+    budget.over(began, covered, to_limit).map(|projected| {
         format!(
             "exploring the orders of barrier arrivals would take about {projected:.0} s \
              ({states} states after {own:.1} s, {:.2}% of their tree; projected from the share \

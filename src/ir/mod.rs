@@ -7,6 +7,7 @@
 //! end that emits the tag and a model that uses it.
 
 pub mod outcome;
+pub mod text;
 
 use std::fmt;
 use std::path::PathBuf;
