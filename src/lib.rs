@@ -26,6 +26,7 @@ pub mod driver;
 pub mod exec;
 pub mod fast_hash;
 pub mod fuzz;
+pub mod hw;
 pub mod ir;
 pub mod lex_util;
 pub mod litmus;

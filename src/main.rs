@@ -15,7 +15,7 @@ use clap::{Parser, Subcommand};
 static GLOBAL: litmix::small_alloc::SmallAlloc = litmix::small_alloc::SmallAlloc;
 use cli::{
     bench::BenchArgs, compare::CompareArgs, conform::ConformArgs, convert::ConvertArgs,
-    fuzz::FuzzArgs, models::ModelsArgs, run::RunArgs, serve::ServeArgs, step::StepArgs,
+    fuzz::FuzzArgs, hw::HwArgs, models::ModelsArgs, run::RunArgs, serve::ServeArgs, step::StepArgs,
 };
 use std::process::ExitCode;
 
@@ -60,6 +60,8 @@ enum Command {
     Merge(cli::mapping::MergeArgs),
     /// Serve the web playground (loopback by default; all assets embedded).
     Serve(ServeArgs),
+    /// Run PTX tests on an NVIDIA GPU and check the states seen against the model.
+    Hw(HwArgs),
 }
 
 fn main() -> ExitCode {
@@ -79,5 +81,6 @@ fn main() -> ExitCode {
         Command::VerifyMapping(a) => cli::mapping::verify_mapping(a),
         Command::Merge(a) => cli::mapping::merge(a),
         Command::Serve(a) => cli::serve::serve(a),
+        Command::Hw(a) => cli::hw::hw(a),
     }
 }

@@ -33,6 +33,9 @@ const RULES: &[(&str, &[&str])] = &[
     ("op", &["ir", "diag", "verdict", "fast_hash", "budget"]),
     // Reporters format verdicts; they judge nothing.
     ("report", &["ir", "diag", "verdict"]),
+    // Real-GPU runs: kernels and statistics from the IR and verdicts; the
+    // model's answer comes from the driver, called by the command line.
+    ("hw", &["ir", "diag", "verdict", "fast_hash"]),
     // Model data and loading.
     ("models", &["ir", "diag", "cat", "litmus"]),
 ];

@@ -35,6 +35,7 @@ pub mod conform;
 pub mod convert;
 pub mod fuzz;
 pub mod http_client;
+pub mod hw;
 pub mod live;
 pub mod mapping;
 pub mod models;
