@@ -224,7 +224,10 @@ pub fn run(
         .with_max_len(1)
         .map(|e| {
             let path: PathBuf = root.join(&e.test);
-            if crate::models::builtin(&e.model).is_none() && !crate::op::is_operational(&e.model) {
+            if crate::models::builtin(&e.model).is_none()
+                && !crate::op::is_operational(&e.model)
+                && !crate::pwt::is_model(&e.model)
+            {
                 let status = Status::Skipped(format!("litmix has no model '{}'", e.model));
                 return ((*e).clone(), status);
             }

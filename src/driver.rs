@@ -150,7 +150,9 @@ pub fn check_test(
     opts: &CheckOptions,
 ) -> FileOutcome {
     let spec = model.unwrap_or_else(|| crate::models::default_for_arch(&test.arch));
-    let checked = if crate::op::is_operational(spec) {
+    let checked = if crate::pwt::is_model(spec) {
+        crate::pwt::check(&test, &crate::models::variants(), opts)
+    } else if crate::op::is_operational(spec) {
         crate::op::judge::check(&test, spec, opts)
     } else {
         let model = match cache.get(spec) {

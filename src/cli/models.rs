@@ -22,14 +22,20 @@ pub fn models(a: ModelsArgs) -> ExitCode {
         for (n, d) in litmix::op::judge::operational_models() {
             outln!("{n:16} {d}");
         }
+        for (n, d) in litmix::pwt::MODELS {
+            outln!("{n:16} {d}");
+        }
+        for (v, d) in litmix::pwt::VARIANTS {
+            outln!("{:16} --variant {v}: {d}", "");
+        }
         for (a, t) in litmix::models::ALIASES {
             outln!("{a:16} alias of {t}");
         }
         return ExitCode::SUCCESS;
     };
-    if litmix::op::is_operational(&spec) {
+    if litmix::op::is_operational(&spec) || litmix::pwt::is_model(&spec) {
         outln!(
-            "{spec} is an operational model: it explores machine states, there are no cat checks to prune"
+            "{spec} is an operational or denotational judge, not a cat model: there are no cat checks to prune"
         );
         return ExitCode::SUCCESS;
     }

@@ -89,7 +89,9 @@ pub fn run_check(st: &Arc<AppState>, req: &RunRequest) -> (StatusCode, Json) {
         .model
         .as_deref()
         .unwrap_or_else(|| crate::models::default_for_arch(&test.arch));
-    let checked = if req.cat.is_none() && crate::op::is_operational(spec) {
+    let checked = if req.cat.is_none() && crate::pwt::is_model(spec) {
+        crate::pwt::check(&test, &crate::models::variants(), &opts)
+    } else if req.cat.is_none() && crate::op::is_operational(spec) {
         // An operational model: the same judge as `run --model`.
         crate::op::judge::check(&test, spec, &opts)
     } else {
