@@ -147,7 +147,8 @@ fn run(
     opts: &CheckOptions,
 ) -> Result<CheckResult, String> {
     if crate::pwt::is_model(spec) {
-        return crate::pwt::check(test, &crate::models::variants(), opts).map_err(|e| e.to_string());
+        return crate::pwt::check(test, &crate::models::variants(), opts)
+            .map_err(|e| e.to_string());
     }
     if crate::op::is_operational(spec) {
         return crate::op::judge::check(test, spec, opts).map_err(|e| e.to_string());

@@ -50,6 +50,10 @@ pub const VARIANTS: &[(&str, &str)] = &[
         "A2 as printed: a fence strongly-matches only another sc fence",
     ),
     (
+        "c7a-any-successor",
+        "c7a' with e' anywhere after e in the sync order, not only in e's thread",
+    ),
+    (
         "co-rr",
         "(Rx, Rx) is a co-delay: program-ordered reads of one location ordered in the per-location order (CoRR)",
     ),
@@ -81,6 +85,7 @@ pub fn check(
         literal_c7a: has("literal-c7a"),
         literal_fences: has("literal-fences"),
         co_rr: has("co-rr"),
+        c7a_any_successor: has("c7a-any-successor"),
     };
     let prog = program::build(test)?;
     let bounds = Bounds {
@@ -89,38 +94,43 @@ pub fn check(
         max_paths: opts.max_paths,
     };
     // A9: the values a location can hold: the writes the threads make from
-    // values already known, iterated. A write of a complete pomset at depth
-    // k of the (acyclic) dependency order gets its value by round k, and a
-    // pomset has at most one write per store or atomic executed
-    // (docs/pomsets.md, "What is enumerated"), which bounds the rounds.
-    let writers: usize = prog
-        .threads
-        .iter()
-        .flat_map(|t| &t.code)
-        .filter(|op| matches!(op, program::Op::Store { .. } | program::Op::Atom { .. }))
-        .count();
-    let rounds = writers * (opts.unroll + 1) + 1;
+    // values already known, iterated. A value of a complete pomset is
+    // derived through a chain of distinct write events (each step an rf
+    // source of a read the write depends on, or an earlier write of the
+    // same thread), each step needing at most one more round; a pomset has
+    // at most the writes of one path per thread (docs/pomsets.md, "What is
+    // enumerated").
     let mut domains: Vec<Vec<i64>> = prog.init.iter().map(|&v| vec![v]).collect();
-    for _ in 0..rounds {
-        let mut grown = false;
+    let mut round = 0;
+    loop {
+        round += 1;
+        let mut new_values: Vec<(usize, i64)> = Vec::new();
+        let mut chain = 0;
         for t in &prog.threads {
             let (paths, _) = thread::paths(t, &domains, bounds).map_err(CheckError::Limit)?;
+            let mut most = 0;
             for p in &paths {
-                for e in p.events.iter().filter(|e| e.kind == Kind::W) {
-                    let d = &mut domains[e.loc.unwrap_or(0)];
-                    if !d.contains(&e.val) {
-                        d.push(e.val);
-                        grown = true;
+                let w = p.events.iter().filter(|e| e.kind == Kind::W);
+                most = most.max(w.clone().count());
+                for e in w {
+                    let l = e.loc.unwrap_or(0);
+                    if !domains[l].contains(&e.val) && !new_values.contains(&(l, e.val)) {
+                        new_values.push((l, e.val));
                     }
                 }
             }
+            chain += most;
+        }
+        let grown = !new_values.is_empty();
+        for (l, v) in new_values {
+            domains[l].push(v);
         }
         if domains.iter().any(|d| d.len() > MAX_VALUES) {
             return Err(CheckError::Limit(format!(
                 "a location may hold more than {MAX_VALUES} values (pwt enumerates read values)"
             )));
         }
-        if !grown {
+        if !grown || round > 2 * chain + 1 {
             break;
         }
     }
@@ -185,34 +195,25 @@ pub fn check(
         .iter()
         .map(|c| c.iter().map(|(p, _)| accesses(p, Kind::W)).collect())
         .collect();
+    // What the threads from `t` on can write, for cutting combinations
+    // whose pending reads no remaining thread can match.
+    let mut suffix: Vec<BTreeSet<(usize, i64)>> = vec![BTreeSet::new(); threads.len() + 1];
+    for t in (0..threads.len()).rev() {
+        let mut s = suffix[t + 1].clone();
+        s.extend(writes[t].iter().flatten().copied());
+        suffix[t] = s;
+    }
+    let space = Space {
+        threads: &threads,
+        reads: &reads,
+        writes: &writes,
+        suffix: &suffix,
+        prog: &prog,
+        place: &place,
+        reading,
+    };
     if threads.iter().all(|c| !c.is_empty()) {
-        loop {
-            let matched = pick.iter().enumerate().all(|(t, &i)| {
-                reads[t][i].iter().all(|&(l, v)| {
-                    prog.init[l] == v
-                        || pick
-                            .iter()
-                            .enumerate()
-                            .any(|(u, &j)| writes[u][j].contains(&(l, v)))
-                })
-            });
-            if judge.deadline.is_some_and(|d| Instant::now() > d) {
-                return Err(CheckError::Timeout {
-                    after: start.elapsed(),
-                    candidates: judge.candidates,
-                    pruned: 0,
-                    states: None,
-                });
-            }
-            let chosen: Vec<&(Path, Vec<usize>)> =
-                pick.iter().enumerate().map(|(t, &i)| &threads[t][i]).collect();
-            if matched {
-                judge.combination(&prog, &chosen, &place, reading)?;
-            }
-            if !advance(&mut pick, |t| threads[t].len()) {
-                break;
-            }
-        }
+        space.dfs(&mut judge, &mut pick, 0)?;
     }
     for state in &judge.allowed {
         res.count_allowed(exec::satisfies(test, state), 1);
@@ -240,6 +241,61 @@ pub fn check(
     res.settle();
     res.elapsed = start.elapsed();
     Ok(res)
+}
+
+/// The combinations of thread pomsets, searched thread by thread.
+struct Space<'a> {
+    threads: &'a [Vec<(Path, Vec<usize>)>],
+    reads: &'a [Vec<Vec<(usize, i64)>>],
+    writes: &'a [Vec<Vec<(usize, i64)>>],
+    suffix: &'a [BTreeSet<(usize, i64)>],
+    prog: &'a program::Program,
+    place: &'a [(u32, u32)],
+    reading: Reading,
+}
+
+impl Space<'_> {
+    /// Chooses a pomset for thread `t` and the following ones; a read whose
+    /// value neither the initial state, a chosen thread nor a later one can
+    /// write ends the branch (c2a, c2b).
+    fn dfs(
+        &self,
+        judge: &mut Judge<'_>,
+        pick: &mut Vec<usize>,
+        t: usize,
+    ) -> Result<(), CheckError> {
+        if judge.deadline.is_some_and(|d| Instant::now() > d) {
+            return Err(CheckError::Timeout {
+                after: judge.start.elapsed(),
+                candidates: judge.candidates,
+                pruned: 0,
+                states: None,
+            });
+        }
+        let n = self.threads.len();
+        if t == n {
+            let chosen: Vec<&(Path, Vec<usize>)> = pick
+                .iter()
+                .enumerate()
+                .map(|(u, &i)| &self.threads[u][i])
+                .collect();
+            return judge.combination(self.prog, &chosen, self.place, self.reading);
+        }
+        for i in 0..self.threads[t].len() {
+            pick[t] = i;
+            let p: &[usize] = pick;
+            let written = |l: usize, v: i64| {
+                self.prog.init[l] == v
+                    || (0..=t).any(|u| self.writes[u][p[u]].contains(&(l, v)))
+                    || self.suffix[t + 1].contains(&(l, v))
+            };
+            let ok = (0..=t).all(|u| self.reads[u][p[u]].iter().all(|&(l, v)| written(l, v)));
+            if ok {
+                self.dfs(judge, pick, t + 1)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Steps an odometer whose digit `i` runs below `len(i)`; false after the
@@ -378,7 +434,9 @@ impl Judge<'_> {
             .map(|&r| {
                 (0..n)
                     .filter(|&w| {
-                        evs[w].kind == Kind::W && evs[w].loc == evs[r].loc && evs[w].val == evs[r].val
+                        evs[w].kind == Kind::W
+                            && evs[w].loc == evs[r].loc
+                            && evs[w].val == evs[r].val
                     })
                     .collect()
             })
@@ -491,9 +549,7 @@ impl Judge<'_> {
                     Kind::W => 'W',
                     Kind::F => 'F',
                 },
-                loc: e
-                    .loc
-                    .map(|l| self.test.locations[l].name.clone()),
+                loc: e.loc.map(|l| self.test.locations[l].name.clone()),
                 value: (e.kind != Kind::F).then_some(Value::Int(e.val)),
                 instr: e.instr.clone(),
             })

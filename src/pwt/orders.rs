@@ -34,6 +34,9 @@ pub struct Reading {
     /// Adds `(Rx, Rx)` to co-delays (`--variant co-rr`; L.177 has no
     /// read-read pair, so Fig. 1 allows CoRR).
     pub co_rr: bool,
+    /// c7a' (L.888) with `e'` anywhere after `e` in ≤, not only in `e`'s
+    /// thread (`--variant c7a-any-successor`).
+    pub c7a_any_successor: bool,
 }
 
 /// The actions of a program and the relations between them.

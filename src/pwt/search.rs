@@ -57,7 +57,13 @@ impl Combo<'_> {
                     continue;
                 }
                 let pre: Vec<usize> = (0..n).filter(|&x| o.le(x, d)).collect();
-                let post: Vec<usize> = (0..n).filter(|&y| o.le(e, y)).collect();
+                // e' in e's thread (docs/pomsets.md, "c7a'"), unless the
+                // variant lets it range over everything after e.
+                let same = |y: usize| {
+                    self.act.reading.c7a_any_successor
+                        || self.act.evs[y].thread == self.act.evs[e].thread
+                };
+                let post: Vec<usize> = (0..n).filter(|&y| o.le(e, y) && same(y)).collect();
                 for &x in &pre {
                     for &y in &post {
                         if x != y && !o.lt(x, y) && self.act.sm(x, y) {

@@ -239,7 +239,15 @@ pub fn paths(
 
 /// Whether the precondition of path event `e` is a tautology when it
 /// depends on the reads in `dmask` (bit i = path event i).
-fn valid(t: &ThreadProg, init: &[i64], vdom: &[i64], p: &Path, e: usize, dmask: u64, unroll: usize) -> bool {
+fn valid(
+    t: &ThreadProg,
+    init: &[i64],
+    vdom: &[i64],
+    p: &Path,
+    e: usize,
+    dmask: u64,
+    unroll: usize,
+) -> bool {
     let target = &p.events[e];
     struct A {
         pc: usize,
@@ -266,7 +274,11 @@ fn valid(t: &ThreadProg, init: &[i64], vdom: &[i64], p: &Path, e: usize, dmask: 
             Some(j) if p.events[j].atomic => vdom.to_vec(),
             Some(j) => {
                 let v = p.events[j].val;
-                if v == mem_val { vec![v] } else { vec![v, mem_val] }
+                if v == mem_val {
+                    vec![v]
+                } else {
+                    vec![v, mem_val]
+                }
             }
             None => vdom.to_vec(),
         }
