@@ -38,6 +38,17 @@ fn variants_switch_the_decisions() {
     // c7a' with e' outside e's thread forbids what L.1948 allows.
     assert!(allowed("V47a-FADD-rlx-read", &[]));
     assert!(!allowed("V47a-FADD-rlx-read", &["c7a-any-successor"]));
+    // C7a''': a relaxed RMW continues the release sequence (MP+RMW).
+    let src = "PTX MP+RMW\n{\nx=0; y=0;\n}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 ;\n st.relaxed.gpu x, 1 | atom.relaxed.gpu.add r0, y, 1 | ld.acquire.gpu r1, y ;\n st.release.gpu y, 1 | | ld.relaxed.gpu r2, x ;\nexists (1:r0 == 1 /\\ 2:r1 == 2 /\\ 2:r2 == 0)\n";
+    let t = litmix::litmus::parse_str("mp.litmus", src).expect("parses");
+    let run = |v: &[&str]| {
+        let v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+        litmix::pwt::check(&t, &v, &CheckOptions::default())
+            .unwrap()
+            .validated
+    };
+    assert!(run(&[]));
+    assert!(!run(&["rmw-release-sequence"]));
     // Variants of other models are ignored.
     assert!(allowed("V14-TC16_WK", &["S128"]));
 }

@@ -54,6 +54,10 @@ pub const VARIANTS: &[(&str, &str)] = &[
         "c7a' with e' anywhere after e in the sync order, not only in e's thread",
     ),
     (
+        "rmw-release-sequence",
+        "Anton's C7a''' (L.906-910): c7a also through rf; (rmw; rf)* chains",
+    ),
+    (
         "co-rr",
         "(Rx, Rx) is a co-delay: program-ordered reads of one location ordered in the per-location order (CoRR)",
     ),
@@ -86,6 +90,7 @@ pub fn check(
         literal_fences: has("literal-fences"),
         co_rr: has("co-rr"),
         c7a_any_successor: has("c7a-any-successor"),
+        rmw_chains: has("rmw-release-sequence"),
     };
     let prog = program::build(test)?;
     let bounds = Bounds {
@@ -100,30 +105,59 @@ pub fn check(
     // same thread), each step needing at most one more round; a pomset has
     // at most the writes of one path per thread (docs/pomsets.md, "What is
     // enumerated").
+    // A value that went through k atomic adds of one location needs k
+    // distinct add events there (each add's write depends on its read), so
+    // values with more adds than a pomset can hold on it are dropped.
     let mut domains: Vec<Vec<i64>> = prog.init.iter().map(|&v| vec![v]).collect();
+    let mut depths: Vec<Vec<u32>> = prog.init.iter().map(|_| vec![0]).collect();
     let mut round = 0;
     loop {
         round += 1;
-        let mut new_values: Vec<(usize, i64)> = Vec::new();
+        let mut found: Vec<(usize, i64, u32)> = Vec::new();
         let mut chain = 0;
+        let mut adds_per_loc = vec![0u32; prog.init.len()];
         for t in &prog.threads {
-            let (paths, _) = thread::paths(t, &domains, bounds).map_err(CheckError::Limit)?;
+            let (paths, _) =
+                thread::paths(t, &domains, &depths, bounds).map_err(CheckError::Limit)?;
             let mut most = 0;
+            let mut most_adds = vec![0u32; prog.init.len()];
             for p in &paths {
                 let w = p.events.iter().filter(|e| e.kind == Kind::W);
                 most = most.max(w.clone().count());
+                let mut adds = vec![0u32; prog.init.len()];
                 for e in w {
                     let l = e.loc.unwrap_or(0);
-                    if !domains[l].contains(&e.val) && !new_values.contains(&(l, e.val)) {
-                        new_values.push((l, e.val));
+                    if e.adds > 0 {
+                        adds[l] += 1;
                     }
+                    found.push((l, e.val, e.adds));
+                }
+                for (m, a) in most_adds.iter_mut().zip(adds) {
+                    *m = (*m).max(a);
                 }
             }
             chain += most;
+            for (s, m) in adds_per_loc.iter_mut().zip(most_adds) {
+                *s += m;
+            }
         }
-        let grown = !new_values.is_empty();
-        for (l, v) in new_values {
-            domains[l].push(v);
+        let mut grown = false;
+        for (l, v, d) in found {
+            if d > adds_per_loc[l] {
+                continue;
+            }
+            match domains[l].iter().position(|&x| x == v) {
+                Some(i) if depths[l][i] > d => {
+                    depths[l][i] = d;
+                    grown = true;
+                }
+                Some(_) => {}
+                None => {
+                    domains[l].push(v);
+                    depths[l].push(d);
+                    grown = true;
+                }
+            }
         }
         if domains.iter().any(|d| d.len() > MAX_VALUES) {
             return Err(CheckError::Limit(format!(
@@ -141,7 +175,8 @@ pub fn check(
     // Per thread: its paths, each with its dependency sets.
     let mut threads: Vec<Vec<(Path, Vec<usize>)>> = Vec::new();
     for t in &prog.threads {
-        let (paths, cut) = thread::paths(t, &domains, bounds).map_err(CheckError::Limit)?;
+        let (paths, cut) =
+            thread::paths(t, &domains, &depths, bounds).map_err(CheckError::Limit)?;
         res.cut_paths += cut;
         let mut choices = Vec::new();
         for mut p in paths {

@@ -37,6 +37,9 @@ pub struct Reading {
     /// c7a' (L.888) with `e'` anywhere after `e` in ≤, not only in `e`'s
     /// thread (`--variant c7a-any-successor`).
     pub c7a_any_successor: bool,
+    /// Anton's C7a''' (L.906-910): c7a also through `rf; (rmw; rf)*`
+    /// chains, PTX's release sequences (`--variant rmw-release-sequence`).
+    pub rmw_chains: bool,
 }
 
 /// The actions of a program and the relations between them.

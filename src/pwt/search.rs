@@ -43,19 +43,43 @@ impl Combo<'_> {
         }
     }
 
+    /// The pairs c7a synchronises through: rf pairs that strongly overlap
+    /// (A3), extended along `rmw; rf` with the C7a''' variant.
+    fn observed(&self, rf: &[(usize, usize)]) -> Vec<(usize, usize)> {
+        let strong = |d: usize, e: usize| self.act.reading.literal_c7a || self.act.so(d, e);
+        let mut obs: Vec<(usize, usize)> =
+            rf.iter().copied().filter(|&(d, e)| strong(d, e)).collect();
+        if self.act.reading.rmw_chains {
+            let mut k = 0;
+            while k < obs.len() {
+                let (d, e) = obs[k];
+                for &(r, w) in &self.rmw {
+                    if r != e {
+                        continue;
+                    }
+                    for &(w2, e2) in rf {
+                        if w2 == w && strong(w2, e2) && !obs.contains(&(d, e2)) {
+                            obs.push((d, e2));
+                        }
+                    }
+                }
+                k += 1;
+            }
+        }
+        obs
+    }
+
     /// c7a and M9c on `o` to a fixpoint; false when `o` became cyclic.
     fn saturate_sync(&self, o: &mut Order, rf: &[(usize, usize)]) -> bool {
         let n = self.act.evs.len();
+        let obs = self.observed(rf);
         loop {
             close_atomic(o, &self.act, &self.rmw);
             if cyclic(o) {
                 return false;
             }
             let mut changed = false;
-            for &(d, e) in rf {
-                if !self.act.reading.literal_c7a && !self.act.so(d, e) {
-                    continue;
-                }
+            for &(d, e) in &obs {
                 let pre: Vec<usize> = (0..n).filter(|&x| o.le(x, d)).collect();
                 // e' in e's thread (docs/pomsets.md, "c7a'"), unless the
                 // variant lets it range over everything after e.
@@ -168,8 +192,26 @@ impl Combo<'_> {
                 }
             }
         }
+        // c8a for a pair that does not strongly overlap: weak fulfilment
+        // d ⊑̃ e (L.341-343), i.e. the read is never ⊑-before its source.
+        let mut negs: Vec<Vec<(usize, usize)>> = Vec::new();
+        if !self.act.reading.literal_c8a {
+            for &(d, e) in rf {
+                if !self.act.so(d, e) {
+                    if loc.lt(e, d) {
+                        return Err(Violation {
+                            check: format!(
+                                "c8a: the read e{e} is ⊑-before its source e{d} (weak fulfilment d ⊑̃ e)"
+                            ),
+                            path: vec![(d, e, "rf".to_string())],
+                        });
+                    }
+                    negs.push(vec![(e, d)]);
+                }
+            }
+        }
         let mut last = None;
-        if self.c8b(&loc, &triples, 0, &mut Vec::new(), &mut last) {
+        if self.c8b(&loc, &triples, 0, &mut negs, &mut last) {
             Ok(())
         } else {
             Err(last.unwrap_or(Violation {

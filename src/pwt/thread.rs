@@ -38,6 +38,9 @@ pub struct PathEv {
     pub rmw_read: Option<usize>,
     /// Whether this read is an atomic's read (READ', R4d).
     pub atomic: bool,
+    /// For an atomic add's write: how many adds on its location its value
+    /// went through (the read value's count plus one); 0 otherwise.
+    pub adds: u32,
 }
 
 /// One path of a thread with a value per read.
@@ -91,10 +94,12 @@ struct PState {
 }
 
 /// Every path of `t` with each read taking a value of its location's
-/// domain; paths cut by the unroll bound are counted, not returned.
+/// domain (`depths` gives each value's count of adds, see [`PathEv::adds`]);
+/// paths cut by the unroll bound are counted, not returned.
 pub fn paths(
     t: &ThreadProg,
     domains: &[Vec<i64>],
+    depths: &[Vec<u32>],
     b: Bounds,
 ) -> Result<(Vec<Path>, usize), String> {
     let mut out = Vec::new();
@@ -141,6 +146,7 @@ pub fn paths(
                 scope,
                 rmw_read: None,
                 atomic: false,
+                adds: 0,
             };
             let mut jump = None;
             match *op {
@@ -179,12 +185,19 @@ pub fn paths(
                     scope,
                 } => {
                     let vals = &domains[loc];
+                    let depth = &depths[loc];
                     let mut branches = Vec::new();
-                    for &v in &vals[1..] {
-                        branches.push((s.clone(), v));
+                    for k in 1..vals.len() {
+                        branches.push((s.clone(), vals[k], depth[k]));
                     }
-                    let first = vals[0];
-                    let apply = |st: &mut PState, v: i64| {
+                    let adds = |d: u32| {
+                        if matches!(op, AtomOp::Add(_)) {
+                            d + 1
+                        } else {
+                            0
+                        }
+                    };
+                    let apply = |st: &mut PState, v: i64, d: u32| {
                         let w = atom_write(op, v, &st.regs);
                         let mut r = ev(Kind::R, Some(loc), v, read_mode, scope);
                         r.atomic = true;
@@ -192,18 +205,19 @@ pub fn paths(
                         if let Some(w) = w {
                             let mut we = ev(Kind::W, Some(loc), w, write_mode, scope);
                             we.rmw_read = Some(st.events.len() - 1);
+                            we.adds = adds(d);
                             st.events.push(we);
                         }
                         if let Some(d) = dst {
                             st.regs[d] = v;
                         }
                     };
-                    for (mut c, v) in branches {
-                        apply(&mut c, v);
+                    for (mut c, v, d) in branches {
+                        apply(&mut c, v, d);
                         c.pc += 1;
                         stack.push(c);
                     }
-                    apply(&mut s, first);
+                    apply(&mut s, vals[0], depth[0]);
                 }
                 Op::Fence { mode, scope } => s.events.push(ev(Kind::F, None, 0, mode, scope)),
                 Op::Mov { dst, src } => s.regs[dst] = eval(src, &s.regs),
