@@ -199,11 +199,12 @@ impl Combo<'_> {
             for &(d, e) in rf {
                 if !self.act.so(d, e) {
                     if loc.lt(e, d) {
+                        let mut path = vec![(d, e, "rf".to_string())];
+                        path.push((e, d, "⊑".to_string()));
                         return Err(Violation {
-                            check: format!(
-                                "c8a: the read e{e} is ⊑-before its source e{d} (weak fulfilment d ⊑̃ e)"
-                            ),
-                            path: vec![(d, e, "rf".to_string())],
+                            check: "c8a: a weak read is ⊑-before the write it reads (weak fulfilment d ⊑̃ e)"
+                                .to_string(),
+                            path,
                         });
                     }
                     negs.push(vec![(e, d)]);
@@ -240,17 +241,17 @@ impl Combo<'_> {
         let b_pos = self.act.so(e, c).then_some((e, c));
         let fail = |what: &str, loc: &Order| Violation {
             check: format!(
-                "c8b: e{c} (a write to the location e{e} reads) is neither ⊑̃-before its source e{d} nor ⊑̃-after e{e} ({what})"
+                "c8b: a write to the location is neither ⊑̃-before the read's source nor ⊑̃-after the read ({what}; the rf edge, then the write)"
             ),
             path: {
-                let mut p = vec![(d, e, "rf".to_string())];
-                if loc.lt(d, c) {
-                    p.push((d, c, "⊑".to_string()));
-                }
-                if loc.lt(c, e) {
-                    p.push((c, e, "⊑".to_string()));
-                }
-                p
+                let label = |x: usize, y: usize, other: &str| {
+                    if loc.lt(x, y) { "⊑" } else { other }.to_string()
+                };
+                vec![
+                    (d, e, "rf".to_string()),
+                    (d, c, label(d, c, "same location")),
+                    (c, e, label(c, e, "blocks")),
+                ]
             },
         };
         let needs = |p: Option<(usize, usize)>| p.filter(|&(x, y)| !loc.lt(x, y));
