@@ -225,8 +225,8 @@ pub fn run(
         .map(|e| {
             let path: PathBuf = root.join(&e.test);
             if crate::models::builtin(&e.model).is_none()
-                && !crate::op::is_operational(&e.model)
-                && !crate::pwt::is_model(&e.model)
+                && !crate::driver::is_operational(&e.model)
+                && crate::driver::denotational(&e.model).is_none()
             {
                 let status = Status::Skipped(format!("litmix has no model '{}'", e.model));
                 return ((*e).clone(), status);

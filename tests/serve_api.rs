@@ -719,7 +719,7 @@ fn step_replays_picks_with_the_state_view_litmix_step_shows() {
                 "{model} {taken:?}"
             );
             let test = litmix::litmus::parse_str("input.litmus", &read(path)).unwrap();
-            let lib = litmix::op::step::replay_view(&test, model, 2, &taken).unwrap();
+            let lib = litmix::driver::replay_view(&test, model, 2, &taken).unwrap();
             assert_eq!(v["view"], serde_json::to_value(&lib.view).unwrap());
             if k < picks.len() {
                 let ts = v["view"]["transitions"].as_array().unwrap();

@@ -19,11 +19,16 @@ pub fn models(a: ModelsArgs) -> ExitCode {
         for b in litmix::models::BUILTINS {
             outln!("{:16} {}", b.name, b.description);
         }
-        for (n, d) in litmix::op::judge::operational_models() {
+        for litmix::driver::MachineModel {
+            name: n,
+            description: d,
+            ..
+        } in litmix::driver::MACHINES
+        {
             outln!("{n:16} {d}");
         }
-        for (n, d) in litmix::pwt::MODELS {
-            outln!("{n:16} {d}");
+        for m in litmix::driver::DENOTATIONAL {
+            outln!("{:16} {}", m.name, m.description);
         }
         for (v, d) in litmix::pwt::VARIANTS {
             outln!("{:16} --variant {v}: {d}", "");
@@ -33,7 +38,7 @@ pub fn models(a: ModelsArgs) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     };
-    if litmix::op::is_operational(&spec) || litmix::pwt::is_model(&spec) {
+    if litmix::driver::is_operational(&spec) || litmix::driver::denotational(&spec).is_some() {
         outln!(
             "{spec} is an operational or denotational judge, not a cat model: there are no cat checks to prune"
         );

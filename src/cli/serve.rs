@@ -67,7 +67,7 @@ fn bench_picks(example: &str, max: usize) -> Option<Vec<usize>> {
     let test = litmix::litmus::parse_str("bench.litmus", e.source).ok()?;
     let mut picks = Vec::new();
     while picks.len() < max {
-        let r = litmix::op::step::replay_view(&test, e.model, 2, &picks).ok()?;
+        let r = litmix::driver::replay_view(&test, e.model, 2, &picks).ok()?;
         if r.view.transitions.is_empty() {
             break;
         }

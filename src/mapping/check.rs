@@ -146,15 +146,12 @@ fn run(
     cache: &ModelCache,
     opts: &CheckOptions,
 ) -> Result<CheckResult, String> {
-    if crate::pwt::is_model(spec) {
-        return crate::pwt::check(test, &crate::models::variants(), opts)
-            .map_err(|e| e.to_string());
-    }
-    if crate::op::is_operational(spec) {
-        return crate::op::judge::check(test, spec, opts).map_err(|e| e.to_string());
-    }
-    let model = cache.get(spec)?;
-    crate::exec::check(test, &model, opts).map_err(|e| {
+    let judge = cache.judge(spec)?;
+    let operational = !matches!(judge, crate::driver::Judge::Cat { .. });
+    judge.check(test, opts).map_err(|e| {
+        if operational {
+            return e.to_string();
+        }
         let file = test
             .file
             .as_ref()

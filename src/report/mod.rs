@@ -4,6 +4,7 @@
 pub mod dot;
 pub mod herd;
 pub mod json;
+pub mod trace;
 pub mod why;
 
 use crate::exec::EventView;

@@ -148,7 +148,11 @@ async fn models() -> Response {
     let models: Vec<Json> = crate::models::BUILTINS
         .iter()
         .map(|b| (b.name, b.description))
-        .chain(crate::pwt::MODELS.iter().copied())
+        .chain(
+            crate::driver::DENOTATIONAL
+                .iter()
+                .map(|m| (m.name, m.description)),
+        )
         .map(|(name, description)| json!({"name": name, "description": description}))
         .collect();
     let aliases: Vec<Json> = crate::models::ALIASES
@@ -159,8 +163,9 @@ async fn models() -> Response {
         .iter()
         .map(|a| (a.to_string(), json!(crate::models::default_for_arch(a))))
         .collect();
-    let operational: Vec<Json> = crate::op::judge::operational_models()
-        .map(|(name, description)| json!({"name": name, "description": description}))
+    let operational: Vec<Json> = crate::driver::MACHINES
+        .iter()
+        .map(|m| json!({"name": m.name, "description": m.description}))
         .collect();
     json_response(
         StatusCode::OK,

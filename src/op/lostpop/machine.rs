@@ -7,7 +7,7 @@ use crate::diag::Diagnostic;
 use crate::exec::{observed_terms, term_name, value_text};
 use crate::ir::{Address, Arch, InstrKind, Operand, Reg, RmwOp, Term, Test, Value};
 use crate::op::machine::{Machine, MachineError};
-use crate::op::view::{ConstraintView, ItemView, StateView, ThreadView};
+use crate::verdict::{ConstraintView, ItemView, StateView, ThreadView};
 use std::collections::HashMap;
 
 /// Static facts about one thread.

@@ -6,6 +6,8 @@
 //! so a new dialect or qualifier needs no change in the engine, only a front
 //! end that emits the tag and a model that uses it.
 
+pub mod outcome;
+
 use std::fmt;
 use std::path::PathBuf;
 
