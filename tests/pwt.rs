@@ -114,8 +114,9 @@ fn outside_the_fragment_is_refused_with_a_position() {
     match litmix::pwt::check(&t, &[], &CheckOptions::default()) {
         Err(CheckError::Diagnostic(d)) => {
             let text = d.render();
-            assert!(text.contains("b.litmus:6:"), "{text}");
-            assert!(text.contains("P1") && text.contains("barrier"), "{text}");
+            // The first barrier met: P0's, line 7, column 2.
+            assert!(text.contains(":7:2"), "{text}");
+            assert!(text.contains("P0") && text.contains("barrier"), "{text}");
         }
         other => panic!("expected a diagnostic, got {other:?}"),
     }

@@ -293,12 +293,7 @@ impl Space<'_> {
     /// Chooses a pomset for thread `t` and the following ones; a read whose
     /// value neither the initial state, a chosen thread nor a later one can
     /// write ends the branch (c2a, c2b).
-    fn dfs(
-        &self,
-        judge: &mut Judge<'_>,
-        pick: &mut Vec<usize>,
-        t: usize,
-    ) -> Result<(), CheckError> {
+    fn dfs(&self, judge: &mut Judge<'_>, pick: &mut [usize], t: usize) -> Result<(), CheckError> {
         if judge.deadline.is_some_and(|d| Instant::now() > d) {
             return Err(CheckError::Timeout {
                 after: judge.start.elapsed(),
@@ -605,7 +600,6 @@ impl Judge<'_> {
             ("rmw".to_string(), combo.rmw.clone()),
         ];
         relations.push(("sync".to_string(), edges(sync.unwrap_or(&combo.sync))));
-        let _ = self.start;
         self.failures.insert(
             state.to_vec(),
             (

@@ -187,8 +187,8 @@ pub fn paths(
                     let vals = &domains[loc];
                     let depth = &depths[loc];
                     let mut branches = Vec::new();
-                    for k in 1..vals.len() {
-                        branches.push((s.clone(), vals[k], depth[k]));
+                    for (&v, &d) in vals.iter().zip(depth).skip(1) {
+                        branches.push((s.clone(), v, d));
                     }
                     let adds = |d: u32| {
                         if matches!(op, AtomOp::Add(_)) {
