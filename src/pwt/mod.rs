@@ -331,12 +331,12 @@ impl Space<'_> {
 /// Steps an odometer whose digit `i` runs below `len(i)`; false after the
 /// last combination.
 fn advance(pick: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
-    for i in 0..pick.len() {
-        if pick[i] + 1 < len(i) {
-            pick[i] += 1;
+    for (i, p) in pick.iter_mut().enumerate() {
+        if *p + 1 < len(i) {
+            *p += 1;
             return true;
         }
-        pick[i] = 0;
+        *p = 0;
     }
     false
 }

@@ -195,10 +195,10 @@ impl Order {
         let mut queue = std::collections::VecDeque::from([start]);
         let mut seen = 0u64;
         while let Some(x) = queue.pop_front() {
-            for y in 0..n {
+            for (y, p) in prev.iter_mut().enumerate() {
                 if self.base[x] >> y & 1 == 1 && seen >> y & 1 == 0 {
                     seen |= 1 << y;
-                    prev[y] = Some(x);
+                    *p = Some(x);
                     if y == start {
                         queue.clear();
                         break;

@@ -437,7 +437,8 @@ pub fn fill_deps(
         masks.sort_by_key(|m| m.count_ones());
         let mut minimal: Vec<u32> = Vec::new();
         for m in masks {
-            if minimal.iter().any(|&f| f & m == f) {
+            // Skip supersets of a minimal set already found.
+            if minimal.iter().any(|&f| f & !m == 0) {
                 continue;
             }
             let dmask = reads
