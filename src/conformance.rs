@@ -8,7 +8,7 @@
 //! failure.
 
 use crate::driver::{FileOutcome, ModelCache, check_file};
-use crate::exec::CheckOptions;
+use crate::verdict::CheckOptions;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -17,7 +17,7 @@
 //! Run: `litmix fuzz --seconds 600` (the documented long run; see
 //! docs/fuzzing.md). CI runs a fixed number of inputs (`tests/fuzz.rs`).
 
-use crate::exec::{CheckError, CheckOptions};
+use crate::verdict::{CheckError, CheckOptions};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -323,7 +323,7 @@ const MODEL_TESTS: &[&str] = &[
 
 /// Runs one input to its end, without a limit on the caller's side.
 fn judge(input: &Input, opts: &CheckOptions) -> Verdict {
-    let timed_out = |r: &Result<crate::exec::CheckResult, CheckError>| {
+    let timed_out = |r: &Result<crate::verdict::CheckResult, CheckError>| {
         matches!(r, Err(CheckError::Timeout { .. }))
     };
     match input.target {

@@ -17,6 +17,7 @@
 //! assert!(!litmix::exec::check(&test, &sc, &opts).unwrap().validated);
 //! ```
 
+pub mod budget;
 pub mod cat;
 pub mod compare;
 pub mod conformance;
@@ -37,7 +38,3 @@ pub mod report;
 pub mod serve;
 pub mod small_alloc;
 pub mod verdict;
-
-/// Every program built on the library allocates through [`small_alloc::SmallAlloc`].
-#[global_allocator]
-static GLOBAL: small_alloc::SmallAlloc = small_alloc::SmallAlloc;

@@ -34,10 +34,13 @@ pub mod compare;
 pub mod conform;
 pub mod convert;
 pub mod fuzz;
+pub mod http_client;
 pub mod live;
+pub mod mapping;
 pub mod models;
 pub mod run;
 pub mod serve;
+pub mod serve_bench;
 pub mod step;
 
 /// Search limits shared by every command that checks tests.

@@ -1,7 +1,8 @@
 //! `litmix serve`: the web playground; `--bench N` measures it instead.
 
+use super::serve_bench as bench;
 use clap::Args;
-use litmix::serve::{self, ServeLimits, bench};
+use litmix::serve::{self, ServeLimits};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 use std::time::Duration;

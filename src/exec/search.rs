@@ -38,12 +38,6 @@ const MIN_SUBTREE_ONLY: f64 = 1024.0;
 /// With a deadline, searches whose plain bound exceeds 10^this are sized.
 const PROBE_FROM_LOG10: f64 = 4.0;
 
-/// With `--timeout`: after this share of the time, the search projects its
-/// total time from the share of the tree it has covered, and gives up with
-/// a limit message when the projection exceeds the timeout by
-/// [`project::margin`].
-const PROJECT_AFTER: f64 = 0.25;
-
 /// Nodes between two projections.
 const PROJECT_EVERY: u64 = 256;
 
@@ -394,22 +388,22 @@ impl RfSearch<'_, '_> {
 
     /// Fails once the test is past its deadline, or (with `--timeout`) once
     /// the time projected from the share of the tree covered is
-    /// over it by [`project::margin`]: a limit message then, rather than
+    /// over it by [`crate::budget::margin`]: a limit message then, rather than
     /// a timeout later. Publishes progress.
     fn tick(&mut self) -> Result<(), CheckError> {
         self.ticks += 1;
         if self.ticks.is_multiple_of(PROJECT_EVERY)
             && let Some(limit) = self.opts.timeout
         {
-            let (elapsed, limit) = (self.start.elapsed().as_secs_f64(), limit.as_secs_f64());
+            let budget = crate::budget::TimeBudget {
+                start: self.start,
+                timeout: limit,
+            };
+            let (elapsed, limit) = budget.elapsed_limit();
             // Late in the timeout, a search with nothing of its tree
             // covered yet projects past it too.
-            let margin = project::margin(elapsed, limit);
             let done = self.share_done();
-            if elapsed > limit * PROJECT_AFTER
-                && (done > 0.0 || margin <= 1.0)
-                && elapsed / done.max(1e-9) > limit * margin
-            {
+            if budget.over(self.start, done, f64::INFINITY).is_some() {
                 return Err(CheckError::Limit(format!(
                     "the search would take about {:.0} s: {:.2}% of it done after {elapsed:.1} s \
                      (projected from the share of the search tree covered), over --timeout {limit} s",

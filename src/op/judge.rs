@@ -6,8 +6,9 @@
 use super::explore::{ExploreError, ExploreOptions, explore, replay};
 use super::machine::{Machine, MachineError};
 use super::view::state_view;
-use crate::exec::{CheckError, CheckOptions, CheckResult, satisfies};
 use crate::ir::Test;
+use crate::ir::outcome::satisfies;
+use crate::verdict::{CheckError, CheckOptions, CheckResult};
 use crate::verdict::{OpReport, OutcomeTrace};
 
 /// A machine's own picture of a whole trace (e.g. the cache machine's
@@ -86,7 +87,7 @@ pub fn run_machine<M: Machine>(
             };
             traces.push(OutcomeTrace {
                 state: state.clone(),
-                outcome: crate::report::state_text(test, &res.observed, state),
+                outcome: crate::ir::text::state_text(test, &res.observed, state),
                 satisfies: sat,
                 steps,
                 text,

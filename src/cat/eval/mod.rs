@@ -98,10 +98,6 @@ impl Default for WithLimits {
 
 /// Partial orders between two time projections of a `with` search.
 const WITH_PROJECT_EVERY: u64 = 64;
-/// A `with` search projects its time once the test has used this share of
-/// its timeout, and stops with a limit message when the projection is over
-/// it by the engine's margin (`crate::exec::project::margin`).
-const WITH_PROJECT_AFTER: f64 = 0.25;
 
 /// Values computed by one evaluation, by index (see [`State::harvest_pending`]).
 pub type Computed = Vec<(usize, Value)>;

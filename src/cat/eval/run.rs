@@ -528,15 +528,11 @@ fn with_limit(
     if !visited.is_multiple_of(WITH_PROJECT_EVERY) {
         return None;
     }
-    let (elapsed, limit) = (start.elapsed().as_secs_f64(), timeout.as_secs_f64());
-    let margin = crate::exec::project::margin(elapsed, limit);
-    // Late in the timeout, nothing covered yet projects past it too.
-    if done <= 0.0 && margin > 1.0 {
-        return None;
-    }
+    let budget = crate::budget::TimeBudget { start, timeout };
+    let (elapsed, limit) = budget.elapsed_limit();
     let before = elapsed - began.elapsed().as_secs_f64();
-    let projected = before + began.elapsed().as_secs_f64() / done.max(1e-9);
-    (elapsed > limit * WITH_PROJECT_AFTER && projected > limit * margin).then(|| {
+    // Late in the timeout, nothing covered yet projects past it too.
+    budget.over(began, done, f64::INFINITY).map(|projected| {
         format!(
             "a `with` search over the orders of {size} events would take up to about \
              {projected:.0} s: {:.2}% of its orders covered after {:.1} s (projected from the \

@@ -23,7 +23,7 @@ pub use isa::{Level, Op, Scope, decode};
 
 use super::machine::{Machine, MachineError};
 use crate::diag::Diagnostic;
-use crate::exec::observed_terms;
+use crate::ir::outcome::observed_terms;
 use crate::ir::{BinOp, Operand, Pos, Reg, Term, Test, Value};
 use crate::verdict::{ItemView, StateView, ThreadView};
 use std::collections::{HashMap, VecDeque};
