@@ -9,15 +9,16 @@
 //! per-location orders the rules force, branching only where the seed
 //! offers a choice (c7b, c8b; [`search`], [`orders`]). It starts from the IR,
 //! accepts the PTX fragment of the seed ([`program`]) and knows no output
-//! format: it fills an [`exec::CheckResult`] like every other judge.
+//! format: it fills an [`CheckResult`] like every other judge.
 
 pub mod orders;
 pub mod program;
 pub mod search;
 pub mod thread;
 
-use crate::exec::{self, CheckError, CheckOptions, CheckResult, EventView, ExecutionView};
+use crate::ir::outcome as exec;
 use crate::ir::{Term, Test, Value};
+use crate::verdict::{CheckError, CheckOptions, CheckResult, EventView, ExecutionView, Forbidden};
 use orders::{Actions, GEv, Order, Reading};
 use program::{Mode, Scope};
 use search::{Combo, Violation};
@@ -259,7 +260,7 @@ pub fn check(
             if judge.allowed.contains(state) || !exec::satisfies(test, state) {
                 continue;
             }
-            res.forbidden.push(exec::Forbidden {
+            res.forbidden.push(Forbidden {
                 state: state.clone(),
                 failure: crate::cat::Failure {
                     check: v.check.clone(),
