@@ -226,6 +226,7 @@ pub fn run(
             let path: PathBuf = root.join(&e.test);
             if crate::models::builtin(&e.model).is_none()
                 && !crate::driver::is_operational(&e.model)
+                && crate::driver::denotational(&e.model).is_none()
             {
                 let status = Status::Skipped(format!("litmix has no model '{}'", e.model));
                 return ((*e).clone(), status);

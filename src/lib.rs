@@ -33,6 +33,7 @@ pub mod litmus;
 pub mod mapping;
 pub mod models;
 pub mod op;
+pub mod pwt;
 pub mod rel;
 pub mod report;
 pub mod serve;

@@ -134,6 +134,11 @@ pub fn variant_is_set(name: &str) -> bool {
     config().variants.iter().any(|v| v == name)
 }
 
+/// Every `--variant` given (judges other than cat models read them too).
+pub fn variants() -> Vec<String> {
+    config().variants
+}
+
 fn config() -> LoadConfig {
     CONFIG
         .read()

@@ -27,14 +27,20 @@ pub fn models(a: ModelsArgs) -> ExitCode {
         {
             outln!("{n:16} {d}");
         }
+        for m in litmix::driver::DENOTATIONAL {
+            outln!("{:16} {}", m.name, m.description);
+        }
+        for (v, d) in litmix::pwt::VARIANTS {
+            outln!("{:16} --variant {v}: {d}", "");
+        }
         for (a, t) in litmix::models::ALIASES {
             outln!("{a:16} alias of {t}");
         }
         return ExitCode::SUCCESS;
     };
-    if litmix::driver::is_operational(&spec) {
+    if litmix::driver::is_operational(&spec) || litmix::driver::denotational(&spec).is_some() {
         outln!(
-            "{spec} is an operational model: it explores machine states, there are no cat checks to prune"
+            "{spec} is an operational or denotational judge, not a cat model: there are no cat checks to prune"
         );
         return ExitCode::SUCCESS;
     }

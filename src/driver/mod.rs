@@ -14,7 +14,8 @@ pub mod step;
 
 pub use limits::Limits;
 pub use registry::{
-    Judge, MACHINES, MachineModel, OpenError, is_operational, machine, model_names,
+    DENOTATIONAL, DenotationalModel, Judge, MACHINES, MachineModel, OpenError, denotational,
+    is_builtin_name, is_operational, machine, model_names,
 };
 pub use step::{Replayed, StepError, open_session, replay_view};
 
@@ -90,6 +91,9 @@ impl ModelCache {
     pub fn judge(&self, spec: &str) -> Result<Judge, String> {
         if let Some(m) = registry::machine(spec) {
             return Ok(Judge::Machine(m));
+        }
+        if let Some(m) = registry::denotational(spec) {
+            return Ok(Judge::Denotational(m));
         }
         let model = self.get(spec)?;
         let name = crate::models::builtin(spec)

@@ -113,6 +113,33 @@ pub static MACHINES: &[MachineModel] = &[
     },
 ];
 
+/// A denotational judge: a model decided from the program's meaning (seed
+/// 003's pomsets with predicate transformers), under a name.
+pub struct DenotationalModel {
+    /// The name `--model` takes.
+    pub name: &'static str,
+    /// One line for `litmix models`.
+    pub description: &'static str,
+    /// Judges `test` (reading the `--variant`s itself).
+    pub check: fn(&Test, &CheckOptions) -> Result<CheckResult, CheckError>,
+}
+
+fn pwt_check(t: &Test, o: &CheckOptions) -> Result<CheckResult, CheckError> {
+    crate::pwt::check(t, &crate::models::variants(), o)
+}
+
+/// Every denotational model (`crate::pwt`).
+pub static DENOTATIONAL: &[DenotationalModel] = &[DenotationalModel {
+    name: crate::pwt::MODELS[0].0,
+    description: crate::pwt::MODELS[0].1,
+    check: pwt_check,
+}];
+
+/// The denotational model named `name`, if there is one.
+pub fn denotational(name: &str) -> Option<&'static DenotationalModel> {
+    DENOTATIONAL.iter().find(|m| m.name == name)
+}
+
 /// The operational model named `name`, if there is one.
 pub fn machine(name: &str) -> Option<&'static MachineModel> {
     MACHINES.iter().find(|m| m.name == name)
@@ -131,13 +158,14 @@ pub fn model_names() -> Vec<&'static str> {
         .map(|b| b.name)
         .chain(crate::models::ALIASES.iter().map(|a| a.0))
         .chain(MACHINES.iter().map(|m| m.name))
+        .chain(DENOTATIONAL.iter().map(|m| m.name))
         .collect()
 }
 
 /// Whether `name` is a built-in cat model, an alias or a machine (a name
 /// that needs no file).
 pub fn is_builtin_name(name: &str) -> bool {
-    is_operational(name) || crate::models::builtin(name).is_some()
+    is_operational(name) || denotational(name).is_some() || crate::models::builtin(name).is_some()
 }
 
 /// A resolved judge: what decides which final states a test may reach.
@@ -147,6 +175,8 @@ pub enum Judge {
     Cat { model: Arc<Model>, name: String },
     /// An operational machine run by the explorer.
     Machine(&'static MachineModel),
+    /// A denotational judge (`crate::pwt`).
+    Denotational(&'static DenotationalModel),
 }
 
 impl Judge {
@@ -156,6 +186,7 @@ impl Judge {
         match self {
             Judge::Cat { name, .. } => name,
             Judge::Machine(m) => m.name,
+            Judge::Denotational(m) => m.name,
         }
     }
 
@@ -163,7 +194,7 @@ impl Judge {
     pub fn cat(&self) -> Option<&Arc<Model>> {
         match self {
             Judge::Cat { model, .. } => Some(model),
-            Judge::Machine(_) => None,
+            Judge::Machine(_) | Judge::Denotational(_) => None,
         }
     }
 
@@ -177,6 +208,7 @@ impl Judge {
                 r
             }),
             Judge::Machine(m) => (m.check)(test, opts),
+            Judge::Denotational(m) => (m.check)(test, opts),
         }
     }
 
@@ -189,6 +221,7 @@ impl Judge {
         match self {
             Judge::Machine(m) => (m.open)(test, unroll).map_err(OpenError::Diagnostic),
             Judge::Cat { name, .. } => Err(OpenError::NotOperational(name.clone())),
+            Judge::Denotational(m) => Err(OpenError::NotOperational(m.name.to_string())),
         }
     }
 }

@@ -147,7 +147,7 @@ fn run(
     opts: &CheckOptions,
 ) -> Result<CheckResult, String> {
     let judge = cache.judge(spec)?;
-    let operational = matches!(judge, crate::driver::Judge::Machine(_));
+    let operational = !matches!(judge, crate::driver::Judge::Cat { .. });
     judge.check(test, opts).map_err(|e| {
         if operational {
             return e.to_string();

@@ -147,7 +147,13 @@ async fn on_worker<R: serde::de::DeserializeOwned + Send + 'static>(
 async fn models() -> Response {
     let models: Vec<Json> = crate::models::BUILTINS
         .iter()
-        .map(|b| json!({"name": b.name, "description": b.description}))
+        .map(|b| (b.name, b.description))
+        .chain(
+            crate::driver::DENOTATIONAL
+                .iter()
+                .map(|m| (m.name, m.description)),
+        )
+        .map(|(name, description)| json!({"name": name, "description": description}))
         .collect();
     let aliases: Vec<Json> = crate::models::ALIASES
         .iter()

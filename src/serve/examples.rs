@@ -225,6 +225,18 @@ pub const EXAMPLES: &[Example] = &[
         "tests/models/ptx75/Fig8f-wrong-order.litmus"
     ),
     example!(
+        "Denotational: pomsets (seed 003)",
+        "V05-MP+Frel+Facq",
+        "pwt",
+        "tests/models/pwt/V05-MP+Frel+Facq.litmus"
+    ),
+    example!(
+        "Denotational: pomsets (seed 003)",
+        "V14-TC16_WK",
+        "pwt",
+        "tests/models/pwt/V14-TC16_WK.litmus"
+    ),
+    example!(
         "Operational: LOST-POP (seed 000)",
         "R",
         "lostpop",
