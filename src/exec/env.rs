@@ -171,6 +171,7 @@ const RELATIONS: &[&str] = &[
     "success",
     "control",
     "equiv-spec",
+    "same-low-order-bits",
 ];
 
 /// Predefined names whose value depends on the candidate's `rf`/`co`.
@@ -249,6 +250,10 @@ impl Environment for CandidateEnv<'_, '_> {
             "sm" | "si" | "same-instance" | "same-instr" | "same-static" => {
                 Relation::identity(self.skel.len())
             }
+            // Accesses whose addresses agree on their low-order bits (herd's
+            // page-table models): litmix's locations are distinct
+            // addresses, so those of one location.
+            "same-low-order-bits" => self.rel("loc").clone(),
             // Every litmix RMW is one instruction (herd's `amo`: `rmw`
             // within one instruction).
             "amo" => self.rel("rmw").clone(),
