@@ -98,10 +98,19 @@ fn herd_library_against_herd7() {
         let text = std::fs::read_to_string(&f).unwrap();
         for (test, herd) in sections(&text) {
             pairs += 1;
-            let outcomes = check_path(&dir.join(&test), Some(spec.to_str().unwrap()), &cache, &opts);
+            let outcomes = check_path(
+                &dir.join(&test),
+                Some(spec.to_str().unwrap()),
+                &cache,
+                &opts,
+            );
             let herd_answers = herd.starts_with("Test ");
             let (ok, got) = match &outcomes[..] {
-                [FileOutcome::Checked { test: t, result, .. }] => {
+                [
+                    FileOutcome::Checked {
+                        test: t, result, ..
+                    },
+                ] => {
                     let got = block_with(t, result, style);
                     (herd_answers && relevant(&got) == relevant(&herd), got)
                 }
@@ -123,6 +132,9 @@ fn herd_library_against_herd7() {
     eprintln!(
         "herd library: {agree} of {pairs} (model, test) pairs as herd7 ({rejected} rejected by herd7)"
     );
-    assert!(pairs > 1000, "tests/herd-expected holds the library's outputs");
+    assert!(
+        pairs > 1000,
+        "tests/herd-expected holds the library's outputs"
+    );
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

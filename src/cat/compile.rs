@@ -12,7 +12,9 @@
 //! site gives argument types. Definite mismatches are reported here; the
 //! interpreter checks the rest at run time.
 
-use super::ast::{BinOp, Binding, Check, Cond, Error, Expr, ExprKind, Loc, Pattern, Stmt, Test, UnOp};
+use super::ast::{
+    BinOp, Binding, Check, Cond, Error, Expr, ExprKind, Loc, Pattern, Stmt, Test, UnOp,
+};
 use super::eval::{
     CCheck, CExpr, CForall, CStmt, CWith, CWithFrom, EnvName, Func, Lambda, Node, Program,
     RecGroup, SlotDef, SlotInfo, Ty, ValueRec,

@@ -1238,7 +1238,13 @@ include "x.cat"
         }
         // Instruction-level `if` takes formulas too.
         let f = parse_file("if \"a\" || not \"b\" let x = po end", 0).unwrap();
-        assert!(matches!(&f.stmts[0], Stmt::IfVariant { variant: VariantCond::Or(..), .. }));
+        assert!(matches!(
+            &f.stmts[0],
+            Stmt::IfVariant {
+                variant: VariantCond::Or(..),
+                ..
+            }
+        ));
         let e = parse_file("let a = if po then 0 else 0", 0).unwrap_err();
         assert_eq!(
             e.expected.as_deref(),
@@ -1248,11 +1254,7 @@ include "x.cat"
 
     #[test]
     fn let_rec_when_is_followed_by_its_check() {
-        let f = parse_file(
-            "let rec U = po | U;U\nwhen acyclic U as sc\nlet x = U",
-            0,
-        )
-        .unwrap();
+        let f = parse_file("let rec U = po | U;U\nwhen acyclic U as sc\nlet x = U", 0).unwrap();
         assert_eq!(f.stmts.len(), 3);
         assert!(matches!(&f.stmts[0], Stmt::Let { rec: true, .. }));
         match &f.stmts[1] {
@@ -1264,11 +1266,7 @@ include "x.cat"
             s => panic!("{s:?}"),
         }
         // Inside a procedure body too.
-        let f = parse_file(
-            "procedure p() = let rec A = po when ~empty A end",
-            0,
-        )
-        .unwrap();
+        let f = parse_file("procedure p() = let rec A = po when ~empty A end", 0).unwrap();
         assert!(matches!(&f.stmts[0], Stmt::Procedure { body, .. } if body.len() == 2));
     }
 

@@ -135,13 +135,32 @@ impl<'s, 'a> CandidateEnv<'s, 'a> {
 /// (docs/cat-environment.md): speculation, branch commits, register
 /// accesses, faults and exceptions, TLB and tag operations, cut-offs.
 const HERD_EMPTY_SETS: &[&str] = &[
-    "SPEC", "SPURIOUS", "AMO", "B", "BCC", "PRED", "Rreg", "Wreg", "ADDR", "DATA", "CutOff", "T",
-    "TLBI", "FAULT", "FAULT-RD", "FAULT-WR", "EXC-ENTRY", "EXC-RET", "Instr",
+    "SPEC",
+    "SPURIOUS",
+    "AMO",
+    "B",
+    "BCC",
+    "PRED",
+    "Rreg",
+    "Wreg",
+    "ADDR",
+    "DATA",
+    "CutOff",
+    "T",
+    "TLBI",
+    "FAULT",
+    "FAULT-RD",
+    "FAULT-WR",
+    "EXC-ENTRY",
+    "EXC-RET",
+    "Instr",
 ];
 
 /// herd's sets of C tests for events litmix's C front end has no syntax
 /// for (locks, consume, bell annotations): empty in C/OpenCL tests.
-const HERD_C_EMPTY_SETS: &[&str] = &["LK", "LKR", "LKW", "LS", "LF", "UL", "RL", "RU", "CON", "annot"];
+const HERD_C_EMPTY_SETS: &[&str] = &[
+    "LK", "LKR", "LKW", "LS", "LF", "UL", "RL", "RU", "CON", "annot",
+];
 
 /// The relations [`CandidateEnv`]'s `relation` builds itself (the others
 /// are the skeleton's).
@@ -261,9 +280,7 @@ impl Environment for CandidateEnv<'_, '_> {
             "partial_po" => self.rel("po").clone(),
             // No intra-instruction order, store-exclusive success,
             // control events or speculation.
-            "iico_order" | "success" | "control" | "equiv-spec" => {
-                Relation::new(self.skel.len())
-            }
+            "iico_order" | "success" | "control" | "equiv-spec" => Relation::new(self.skel.len()),
             _ => return self.skel.rels.get(name).cloned(),
         })
     }
