@@ -4,8 +4,8 @@
 //! agreement tests.
 
 use crate::driver::{FileOutcome, ModelCache, check_path};
-use crate::exec::CheckOptions;
 use crate::report::state_text;
+use crate::verdict::CheckOptions;
 use serde::Serialize;
 use std::path::Path;
 

@@ -8,7 +8,7 @@
 //! failure.
 
 use crate::driver::{FileOutcome, ModelCache, check_file};
-use crate::exec::CheckOptions;
+use crate::verdict::CheckOptions;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -224,7 +224,9 @@ pub fn run(
         .with_max_len(1)
         .map(|e| {
             let path: PathBuf = root.join(&e.test);
-            if crate::models::builtin(&e.model).is_none() && !crate::op::is_operational(&e.model) {
+            if crate::models::builtin(&e.model).is_none()
+                && !crate::driver::is_operational(&e.model)
+            {
                 let status = Status::Skipped(format!("litmix has no model '{}'", e.model));
                 return ((*e).clone(), status);
             }

@@ -4,7 +4,7 @@
 //! [`Diagnostic`]. Rendering shows the offending source line with a caret, in
 //! the style of rustc/ariadne, so users can fix their input without guessing.
 
-use crate::ir::Pos;
+pub use crate::ir::Pos;
 use std::fmt;
 
 /// A located error message.

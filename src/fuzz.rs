@@ -17,7 +17,7 @@
 //! Run: `litmix fuzz --seconds 600` (the documented long run; see
 //! docs/fuzzing.md). CI runs a fixed number of inputs (`tests/fuzz.rs`).
 
-use crate::exec::{CheckError, CheckOptions};
+use crate::verdict::{CheckError, CheckOptions};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -323,7 +323,7 @@ const MODEL_TESTS: &[&str] = &[
 
 /// Runs one input to its end, without a limit on the caller's side.
 fn judge(input: &Input, opts: &CheckOptions) -> Verdict {
-    let timed_out = |r: &Result<crate::exec::CheckResult, CheckError>| {
+    let timed_out = |r: &Result<crate::verdict::CheckResult, CheckError>| {
         matches!(r, Err(CheckError::Timeout { .. }))
     };
     match input.target {
@@ -341,7 +341,7 @@ fn judge(input: &Input, opts: &CheckOptions) -> Verdict {
             let start = Instant::now();
             for t in tests.into_iter().flatten() {
                 let spec = crate::models::default_for_arch(&t.arch);
-                let Ok(model) = crate::models::load(spec) else {
+                let Ok(judge) = crate::driver::ModelCache::default().judge(spec) else {
                     continue;
                 };
                 let mut opts = opts.clone();
@@ -351,7 +351,7 @@ fn judge(input: &Input, opts: &CheckOptions) -> Verdict {
                     };
                     opts.timeout = Some(left);
                 }
-                let r = crate::exec::check(&t, &model, &opts);
+                let r = judge.check(&t, &opts);
                 if timed_out(&r) {
                     return Verdict::Timeout;
                 }
@@ -371,9 +371,13 @@ fn judge(input: &Input, opts: &CheckOptions) -> Verdict {
             let Ok(model) = crate::models::load_source(&input.name, &input.text) else {
                 return Verdict::Answered;
             };
+            let judge = crate::driver::Judge::Cat {
+                model: std::sync::Arc::new(model),
+                name: input.name.clone(),
+            };
             for src in MODEL_TESTS {
                 if let Ok(t) = crate::litmus::parse_str("fuzz.litmus", src) {
-                    let r = crate::exec::check(&t, &model, opts);
+                    let r = judge.check(&t, opts);
                     if timed_out(&r) {
                         return Verdict::Timeout;
                     }

@@ -17,6 +17,7 @@
 //! assert!(!litmix::exec::check(&test, &sc, &opts).unwrap().validated);
 //! ```
 
+pub mod budget;
 pub mod cat;
 pub mod compare;
 pub mod conformance;
@@ -35,7 +36,4 @@ pub mod rel;
 pub mod report;
 pub mod serve;
 pub mod small_alloc;
-
-/// Every program built on the library allocates through [`small_alloc::SmallAlloc`].
-#[global_allocator]
-static GLOBAL: small_alloc::SmallAlloc = small_alloc::SmallAlloc;
+pub mod verdict;

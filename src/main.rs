@@ -7,6 +7,12 @@
 mod cli;
 
 use clap::{Parser, Subcommand};
+
+/// The command line allocates through the library's small-block cache
+/// ([`litmix::small_alloc::SmallAlloc`]); a program built on the library
+/// chooses its own allocator.
+#[global_allocator]
+static GLOBAL: litmix::small_alloc::SmallAlloc = litmix::small_alloc::SmallAlloc;
 use cli::{
     bench::BenchArgs, compare::CompareArgs, conform::ConformArgs, convert::ConvertArgs,
     fuzz::FuzzArgs, models::ModelsArgs, run::RunArgs, serve::ServeArgs, step::StepArgs,
@@ -45,13 +51,13 @@ enum Command {
     /// List the built-in compiler mappings.
     Mappings,
     /// Print a source test compiled with a mapping (a litmus test `run` accepts).
-    Compile(litmix::mapping::cli::CompileArgs),
+    Compile(cli::mapping::CompileArgs),
     /// Compare source and target models on source tests compiled with a mapping.
-    CheckMapping(litmix::mapping::cli::CheckMappingArgs),
+    CheckMapping(cli::mapping::CheckMappingArgs),
     /// Check a mapping on every source program up to a bound.
-    VerifyMapping(litmix::mapping::cli::VerifyMappingArgs),
+    VerifyMapping(cli::mapping::VerifyMappingArgs),
     /// Add up the `verify-mapping --json` summaries of shards.
-    Merge(litmix::mapping::cli::MergeArgs),
+    Merge(cli::mapping::MergeArgs),
     /// Serve the web playground (loopback by default; all assets embedded).
     Serve(ServeArgs),
 }
@@ -67,11 +73,11 @@ fn main() -> ExitCode {
         Command::Step(a) => cli::step::step(a),
         Command::Models(a) => cli::models::models(a),
         Command::Fuzz(a) => cli::fuzz::fuzz(a),
-        Command::Mappings => litmix::mapping::cli::list(),
-        Command::Compile(a) => litmix::mapping::cli::compile(a),
-        Command::CheckMapping(a) => litmix::mapping::cli::check_mapping(a),
-        Command::VerifyMapping(a) => litmix::mapping::cli::verify_mapping(a),
-        Command::Merge(a) => litmix::mapping::cli::merge(a),
+        Command::Mappings => cli::mapping::list(),
+        Command::Compile(a) => cli::mapping::compile(a),
+        Command::CheckMapping(a) => cli::mapping::check_mapping(a),
+        Command::VerifyMapping(a) => cli::mapping::verify_mapping(a),
+        Command::Merge(a) => cli::mapping::merge(a),
         Command::Serve(a) => cli::serve::serve(a),
     }
 }

@@ -123,6 +123,8 @@ pub const STDLIB: &str = include_str!("../models/stdlib.cat");
 
 /// Sets the loading configuration used by [`load`] from now on.
 pub fn configure(cfg: LoadConfig) {
+    // Some variants also change how tests are read (herd's `S128`).
+    crate::litmus::set_variants(&cfg.variants);
     *CONFIG.write().unwrap_or_else(|e| e.into_inner()) = Some(cfg);
 }
 

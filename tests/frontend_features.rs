@@ -244,15 +244,23 @@ fn ptx_fences_and_barriers() {
             vec!["PTX", "SC", "SYS"],
         ]
     );
-    let bar = |kind, id, count| InstrKind::Barrier { kind, id, count };
+    let bar = |kind, id, count, executors| InstrKind::Barrier {
+        kind,
+        id,
+        count,
+        executors,
+    };
+    // Without `.cta` the PTX ISA's `a, b`; with it Dat3M's `i, a, b`
+    // (`barrier.cta.sync.aligned 0`: id 0, the threads that execute it;
+    // `bar.cta.arrive 1, r2`: tag 1, id r2).
     assert_eq!(
         kinds(&t, 0)[8..],
         [
-            bar(BarrierKind::Sync, imm(0), None),
-            bar(BarrierKind::Sync, imm(1), Some(imm(2))),
-            bar(BarrierKind::Sync, imm(0), None),
-            bar(BarrierKind::Arrive, imm(1), Some(reg("r2"))),
-            bar(BarrierKind::Arrive, reg("r2"), None),
+            bar(BarrierKind::Sync, imm(0), None, false),
+            bar(BarrierKind::Sync, imm(1), Some(imm(2)), false),
+            bar(BarrierKind::Sync, imm(0), None, true),
+            bar(BarrierKind::Arrive, reg("r2"), None, true),
+            bar(BarrierKind::Arrive, reg("r2"), None, false),
         ]
     );
     assert_eq!(tags(&t, 0)[8], vec!["PTX", "SYNC", "CTA"]);

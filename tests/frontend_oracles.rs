@@ -188,6 +188,8 @@ fn x86_xchg_is_an_exchange() {
 
 #[test]
 fn named_barriers_with_registers() {
+    // Dat3M's `bar.cta.sync 1, r2`: instance tag 1, barrier id r2, no
+    // quorum (the threads that execute a barrier with that id).
     let Some(t) = oracle("PTX/Manual/SB+named-bar-reg-diff.litmus") else {
         return;
     };
@@ -196,16 +198,18 @@ fn named_barriers_with_registers() {
         bar(0).kind,
         InstrKind::Barrier {
             kind: BarrierKind::Sync,
-            id: Operand::Imm(Value::Int(1)),
-            count: Some(Operand::Reg("r2".into()))
+            id: Operand::Reg("r2".into()),
+            count: None,
+            executors: true,
         }
     );
     assert_eq!(
         bar(1).kind,
         InstrKind::Barrier {
             kind: BarrierKind::Sync,
-            id: Operand::Imm(Value::Int(1)),
-            count: Some(Operand::Reg("r3".into()))
+            id: Operand::Reg("r3".into()),
+            count: None,
+            executors: true,
         }
     );
     assert_eq!(bar(0).tags, vec!["PTX", "SYNC", "CTA"]);

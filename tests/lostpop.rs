@@ -115,7 +115,7 @@ fn fig7_mp_with_fences_is_forbidden_and_each_fence_is_needed() {
     );
     let r = check(&both, "lostpop");
     assert!(!r.validated, "MP with both fences is forbidden");
-    assert!(litmix::op::judge::trace_text(&both, &r).contains("forbidden"));
+    assert!(litmix::report::trace::trace_text(&both, &r).contains("forbidden"));
     for (a, b) in [
         ("fence.acq_rel.sys", "ld.relaxed.sys r2, z"),
         ("st.relaxed.sys z, 1", "fence.acq_rel.sys"),
@@ -169,7 +169,7 @@ fn fig9_compound_iriw_is_forbidden() {
     let t = parse("Fig9.litmus", src);
     let r = check(&t, "lostpop");
     assert!(!r.validated);
-    assert!(litmix::op::judge::trace_text(&t, &r).contains("forbidden"));
+    assert!(litmix::report::trace::trace_text(&t, &r).contains("forbidden"));
     // ... and the same shape with the PTX fence weakened to relaxed reads
     // only is allowed: the x86 thread alone cannot forbid it.
     let weaker = src.replace(" fence.sc.sys         ", " ld.relaxed.sys r9, z ");
@@ -534,7 +534,7 @@ fn silent_group_propagates_to_every_thread_that_never_accesses_the_location() {
     let t = parse("MP+silent.litmus", X86_MP_SILENT);
     let picks = [0; 6]; // every accept first (accepts are listed first)
     let labels = |model: &str| -> Vec<String> {
-        let r = litmix::op::step::replay_view(&t, model, 2, &picks).expect("replay");
+        let r = litmix::driver::replay_view(&t, model, 2, &picks).expect("replay");
         assert!(r.history.iter().all(|h| h.starts_with("accept")), "{r:?}");
         r.view
             .transitions

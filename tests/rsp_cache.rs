@@ -257,13 +257,13 @@ fn run_trace_fig5_machine_level_shows_the_lost_increment() {
 fn one_judge_loop_gives_rsp_traces_only_with_trace_or_witnesses() {
     let test = litmix::litmus::parse_file(Path::new("tests/models/rsp-cache/Fig5.original.litmus"))
         .unwrap_or_else(|d| panic!("{}", d.render()));
-    let plain = litmix::op::judge::check(&test, "rsp-cache", &Default::default()).unwrap();
+    let plain = litmix::driver::check_named(&test, "rsp-cache", &Default::default()).unwrap();
     assert!(plain.operational.as_ref().unwrap().traces.is_empty());
     let opts = litmix::exec::CheckOptions {
         trace: true,
         ..Default::default()
     };
-    let traced = litmix::op::judge::check(&test, "rsp-cache", &opts).unwrap();
+    let traced = litmix::driver::check_named(&test, "rsp-cache", &opts).unwrap();
     assert_eq!(plain.states, traced.states);
     let op = traced.operational.as_ref().unwrap();
     assert_eq!(op.machine, "rsp-cache");
@@ -279,7 +279,7 @@ fn one_judge_loop_gives_rsp_traces_only_with_trace_or_witnesses() {
         max_states: 10,
         ..Default::default()
     };
-    let e = litmix::op::judge::check(&test, "rsp-cache", &small).unwrap_err();
+    let e = litmix::driver::check_named(&test, "rsp-cache", &small).unwrap_err();
     assert!(e.to_string().contains("more than 10 states"), "{e}");
 }
 

@@ -16,7 +16,7 @@ fn states(test: &Test, model: &str, cap: usize) -> Option<(BTreeSet<Vec<litmix::
         max_states: cap,
         ..CheckOptions::default()
     };
-    match litmix::op::judge::check(test, model, &opts) {
+    match litmix::driver::check_named(test, model, &opts) {
         Ok(r) => {
             let n = r.operational.as_ref().map_or(0, |o| o.states);
             Some((r.states.keys().cloned().collect(), n))

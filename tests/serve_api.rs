@@ -3,7 +3,10 @@
 //! limits (body size, time, candidates), and a server that keeps answering
 //! while a runaway test is being cut off.
 
-use litmix::serve::client::{Client, Response};
+// The command line's HTTP client (`serve --bench` uses it too).
+#[path = "../src/cli/http_client.rs"]
+mod client;
+use client::{Client, Response};
 use litmix::serve::{Running, ServeLimits, start};
 use serde_json::{Value as Json, json};
 use std::net::{Ipv4Addr, SocketAddr};
@@ -719,7 +722,7 @@ fn step_replays_picks_with_the_state_view_litmix_step_shows() {
                 "{model} {taken:?}"
             );
             let test = litmix::litmus::parse_str("input.litmus", &read(path)).unwrap();
-            let lib = litmix::op::step::replay_view(&test, model, 2, &taken).unwrap();
+            let lib = litmix::driver::replay_view(&test, model, 2, &taken).unwrap();
             assert_eq!(v["view"], serde_json::to_value(&lib.view).unwrap());
             if k < picks.len() {
                 let ts = v["view"]["transitions"].as_array().unwrap();
@@ -919,4 +922,68 @@ fn operational_runaway_gets_the_time_limit() {
     assert_eq!(r.status, 422, "{}", r.text());
     assert_eq!(r.json().unwrap()["limit"], "time");
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+}
+
+/// The DOT texts `litmix run --why --dot DIR [--model M] FILE` writes.
+fn cli_dots(file: &str, model: Option<&str>) -> std::collections::BTreeSet<String> {
+    let dir = std::env::temp_dir().join(format!(
+        "litmix-artefacts-{}-{}",
+        std::process::id(),
+        file.replace('/', "_")
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_litmix"));
+    cmd.args(["run", "--why", "--dot"]).arg(&dir);
+    if let Some(m) = model {
+        cmd.args(["--model", m]);
+    }
+    cmd.arg(file)
+        .current_dir(root())
+        .output()
+        .expect("run litmix");
+    let out = std::fs::read_dir(&dir)
+        .expect("dot dir")
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).expect("dot file"))
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    out
+}
+
+#[test]
+fn the_cli_and_the_server_give_the_same_artefacts() {
+    let s = server(ServeLimits::default());
+    // Witnesses and a forbidden execution (ptx), an explained allowed
+    // outcome (a missing proxy fence, ptx75), operational traces (lostpop).
+    let cases = [
+        ("examples/MP-cta-mismatch.litmus", None, "witness"),
+        (
+            "tests/models/ptx75/Fig8a-no-fence.litmus",
+            Some("ptx75"),
+            "allowed-why",
+        ),
+        ("examples/MP-x86-ptx-sys.litmus", Some("lostpop"), "trace"),
+        ("examples/MP-gpu.litmus", None, "forbidden"),
+    ];
+    for (file, model, kind) in cases {
+        let mut body = json!({"source": read(file), "why": true, "graphs": true, "file": file});
+        if let Some(m) = model {
+            body["model"] = json!(m);
+        }
+        let r = post(&s, &body);
+        assert_eq!(r.status, 200, "{file}: {}", r.text());
+        let v = r.json().expect("json");
+        let exs = v["executions"].as_array().expect("executions");
+        assert!(
+            exs.iter().any(|e| e["kind"] == kind),
+            "{file}: no {kind} artefact in {exs:?}"
+        );
+        let server: std::collections::BTreeSet<String> = exs
+            .iter()
+            .map(|e| e["dot"].as_str().expect("dot").to_string())
+            .collect();
+        let cli = cli_dots(file, model);
+        assert!(!cli.is_empty(), "{file}: the CLI wrote no artefact");
+        assert_eq!(cli, server, "{file}: the CLI and the server differ");
+    }
 }

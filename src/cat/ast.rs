@@ -4,7 +4,7 @@
 //! functional tier (tuples, explicit sets, tags, `fun`, `match`,
 //! `let ... in`, procedures, `forall`, `enum`).
 
-use crate::ir::Pos;
+use crate::diag::Pos;
 
 /// A position in one of the files making up a model (`file` indexes the
 /// model's file table: 0 is the main file, then includes in load order).

@@ -501,7 +501,7 @@ pub fn tokenize(src: &str, file: usize) -> Result<Vec<Token>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::Pos;
+    use crate::diag::Pos;
 
     fn toks(s: &str) -> Vec<Tok> {
         tokenize(s, 0).unwrap().into_iter().map(|t| t.tok).collect()

@@ -1030,7 +1030,7 @@ fn binary(op: BinOp, op_loc: Loc, lhs: Expr, rhs: Expr) -> Expr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::Pos;
+    use crate::diag::Pos;
 
     /// Renders an expression fully parenthesised, to check precedence.
     fn show(e: &Expr) -> String {

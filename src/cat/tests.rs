@@ -3,7 +3,7 @@
 use super::ast::Loc;
 use super::eval::{CExpr, Node, Value};
 use super::*;
-use crate::ir::Pos;
+use crate::diag::Pos;
 use std::cell::RefCell;
 use std::collections::HashMap;
 

@@ -108,7 +108,10 @@ pub fn bench(a: BenchArgs) -> ExitCode {
     };
     let n: usize = timings.iter().map(|t| t.3).sum();
     let cands: u64 = timings.iter().map(|t| t.2).sum();
-    let operational = a.model.as_deref().is_some_and(litmix::op::is_operational);
+    let operational = a
+        .model
+        .as_deref()
+        .is_some_and(litmix::driver::is_operational);
     let work = if operational {
         // For a machine the count is of explored states (failed tests,
         // e.g. past --max-states, count nothing).

@@ -1,7 +1,7 @@
 //! `litmix convert`: NVLitmus `.test` files to herd-style litmus.
 
-use super::sanitize;
 use clap::Args;
+use litmix::driver::artefacts::sanitize;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -34,10 +34,13 @@ pub mod compare;
 pub mod conform;
 pub mod convert;
 pub mod fuzz;
+pub mod http_client;
 pub mod live;
+pub mod mapping;
 pub mod models;
 pub mod run;
 pub mod serve;
+pub mod serve_bench;
 pub mod step;
 
 /// Search limits shared by every command that checks tests.
@@ -102,21 +105,18 @@ impl CatArgs {
     }
 }
 
-/// The engine options for these limits.
+/// The engine options for these limits (the driver's one conversion).
 pub fn options(l: &Limits) -> CheckOptions {
-    CheckOptions {
+    litmix::driver::Limits {
         unroll: l.unroll,
         max_candidates: l.max_candidates,
         max_events: l.max_events,
         max_states: l.max_states,
         prune: !l.no_prune,
-        co_native: !l.no_prune,
-        timeout: l
-            .timeout
-            .filter(|t| t.is_finite() && *t >= 0.0)
-            .map(std::time::Duration::from_secs_f64),
-        ..CheckOptions::default()
+        timeout: litmix::driver::Limits::timeout_secs(l.timeout),
+        ..Default::default()
     }
+    .options()
 }
 
 /// A progress bar on stderr when it is a terminal and there is more than one item.
@@ -131,17 +131,4 @@ pub fn progress(total: usize) -> Option<indicatif::ProgressBar> {
     } else {
         None
     }
-}
-
-/// A file-name-safe form of a test name.
-pub fn sanitize(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "+-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }

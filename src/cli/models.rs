@@ -19,7 +19,12 @@ pub fn models(a: ModelsArgs) -> ExitCode {
         for b in litmix::models::BUILTINS {
             outln!("{:16} {}", b.name, b.description);
         }
-        for (n, d) in litmix::op::judge::operational_models() {
+        for litmix::driver::MachineModel {
+            name: n,
+            description: d,
+            ..
+        } in litmix::driver::MACHINES
+        {
             outln!("{n:16} {d}");
         }
         for (a, t) in litmix::models::ALIASES {
@@ -27,7 +32,7 @@ pub fn models(a: ModelsArgs) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     };
-    if litmix::op::is_operational(&spec) {
+    if litmix::driver::is_operational(&spec) {
         outln!(
             "{spec} is an operational model: it explores machine states, there are no cat checks to prune"
         );

@@ -1,6 +1,6 @@
 //! `litmix run`: check tests, print herd blocks or JSON, `--why`, `--dot`.
 
-use super::{Limits, emit, options, progress, sanitize};
+use super::{Limits, emit, options, progress};
 use clap::Args;
 use litmix::driver::{FileOutcome, ModelCache, check_path, collect_paths};
 use litmix::report;
@@ -131,7 +131,7 @@ pub fn run(a: RunArgs) -> ExitCode {
                         emit(write!(
                             out,
                             "{}",
-                            litmix::op::judge::trace_text(test, result)
+                            litmix::report::trace::trace_text(test, result)
                         ));
                     }
                     if a.why {
@@ -142,49 +142,11 @@ pub fn run(a: RunArgs) -> ExitCode {
                     }
                 }
                 if let Some(dir) = &a.dot {
-                    if let Some(op) = &result.operational {
-                        for (i, t) in op.traces.iter().enumerate() {
-                            let title = format!("{} ({}) {}", result.test, result.model, t.outcome);
-                            let path =
-                                dir.join(format!("{}-{}.dot", sanitize(&result.test), i + 1));
-                            if let Err(e) = std::fs::write(
-                                &path,
-                                litmix::op::judge::dot_constraints(&title, &t.final_view),
-                            ) {
-                                eprintln!("litmix: cannot write {}: {e}", path.display());
-                                failed = true;
-                            }
-                        }
-                    }
-                    for (i, w) in result.witnesses.iter().enumerate() {
-                        let title = format!("{} ({}) witness {}", result.test, result.model, i + 1);
-                        let path = dir.join(format!("{}-{}.dot", sanitize(&result.test), i + 1));
-                        if let Err(e) =
-                            std::fs::write(&path, report::dot::execution(test, &title, w))
-                        {
-                            eprintln!("litmix: cannot write {}: {e}", path.display());
-                            failed = true;
-                        }
-                    }
-                    for (i, f) in result.forbidden.iter().enumerate() {
-                        let title = format!(
-                            "{} ({}) forbidden by {}",
-                            result.test, result.model, f.failure.check
-                        );
-                        let path = dir.join(format!(
-                            "{}-forbidden-{}.dot",
-                            sanitize(&result.test),
-                            i + 1
-                        ));
-                        if let Err(e) = std::fs::write(
-                            &path,
-                            report::dot::execution_with_cycle(
-                                test,
-                                &title,
-                                &f.execution,
-                                &f.failure.path,
-                            ),
-                        ) {
+                    // Every artefact the driver builds: traces, witnesses,
+                    // forbidden and explained executions.
+                    for art in litmix::driver::artefacts::artefacts(test, result) {
+                        let path = dir.join(format!("{}.dot", art.stem));
+                        if let Err(e) = std::fs::write(&path, &art.dot) {
                             eprintln!("litmix: cannot write {}: {e}", path.display());
                             failed = true;
                         }

@@ -1,7 +1,8 @@
 //! `litmix serve`: the web playground; `--bench N` measures it instead.
 
+use super::serve_bench as bench;
 use clap::Args;
-use litmix::serve::{self, ServeLimits, bench};
+use litmix::serve::{self, ServeLimits};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -67,7 +68,7 @@ fn bench_picks(example: &str, max: usize) -> Option<Vec<usize>> {
     let test = litmix::litmus::parse_str("bench.litmus", e.source).ok()?;
     let mut picks = Vec::new();
     while picks.len() < max {
-        let r = litmix::op::step::replay_view(&test, e.model, 2, &picks).ok()?;
+        let r = litmix::driver::replay_view(&test, e.model, 2, &picks).ok()?;
         if r.view.transitions.is_empty() {
             break;
         }

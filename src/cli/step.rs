@@ -35,9 +35,9 @@ pub fn step(a: StepArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match litmix::op::step::open(&test, &a.model, a.unroll) {
+    match litmix::driver::open_session(&test, &a.model, a.unroll) {
         Ok(mut s) => session(s.as_mut(), &a.replay),
-        Err(e @ litmix::op::step::OpenError::NotOperational(_)) => {
+        Err(e @ litmix::driver::OpenError::NotOperational(_)) => {
             eprintln!("litmix step: {e}");
             ExitCode::from(2)
         }

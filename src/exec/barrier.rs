@@ -6,7 +6,9 @@
 //! CTA, a work-group) has one arrival counter per barrier id `a`. A barrier
 //! *instance* completes when `b` threads have arrived at it; without a
 //! count, `b` is the number of threads of that scope instance in the test
-//! (every one of them takes part). Arrivals after completion start the next
+//! (every one of them takes part), or, for Dat3M's `bar.cta.sync i{, a}`
+//! (`executors` in the IR), the number of its threads that execute a
+//! barrier with id `a` in the execution. Arrivals after completion start the next
 //! instance, so the arrivals at one counter are cut, in arrival order, into
 //! consecutive instances of `b`. An arrive counts without waiting; a sync
 //! (or red) waits until its instance completes. Arrivals that disagree on
@@ -117,17 +119,11 @@ fn projected_over(
     states: usize,
 ) -> Option<String> {
     let (start, timeout) = project?;
-    let (elapsed, limit) = (start.elapsed().as_secs_f64(), timeout.as_secs_f64());
+    let budget = crate::budget::TimeBudget { start, timeout };
+    let limit = timeout.as_secs_f64();
     let own = began.elapsed().as_secs_f64();
     let to_limit = MAX_STATES as f64 / states.max(1) as f64;
-    let factor = if covered > 0.0 {
-        to_limit.min(1.0 / covered)
-    } else {
-        to_limit
-    };
-    let projected = elapsed - own + own * factor;
-    let margin = super::project::margin(elapsed, limit);
-    (elapsed > limit * 0.25 && projected > limit * margin).then(|| {
+    budget.over(began, covered, to_limit).map(|projected| {
         format!(
             "exploring the orders of barrier arrivals would take about {projected:.0} s \
              ({states} states after {own:.1} s, {:.2}% of their tree; projected from the share \
@@ -308,7 +304,17 @@ fn prepare(
                 })
                 .clone();
             let id = eval(id)?;
+            let executors = matches!(
+                ins.kind,
+                crate::ir::InstrKind::Barrier {
+                    executors: true,
+                    ..
+                }
+            );
             let count = match count {
+                // Dat3M's reading: the threads that execute a barrier with
+                // this id, counted once the counters are known (below).
+                None if executors => -1,
                 None => group.len() as i64,
                 // A count that is not a positive number is never reached:
                 // the instance never completes.
@@ -327,6 +333,21 @@ fn prepare(
             });
         }
         out.push(arrivals);
+    }
+    // Counts of Dat3M's barriers without a quorum: the number of threads
+    // with an arrival at the same counter in this execution.
+    if out.iter().flatten().any(|a| a.count < 0) {
+        let mut executors: HashMap<usize, HashSet<usize>> = HashMap::new();
+        for (t, arrivals) in out.iter().enumerate() {
+            for a in arrivals {
+                executors.entry(a.counter).or_default().insert(t);
+            }
+        }
+        for a in out.iter_mut().flatten() {
+            if a.count < 0 {
+                a.count = executors.get(&a.counter).map_or(0, |s| s.len() as i64);
+            }
+        }
     }
     Ok(out)
 }

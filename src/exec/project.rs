@@ -144,20 +144,6 @@ impl ComboCost {
     }
 }
 
-/// How many times over the timeout (`limit` s) a projection must be to
-/// stop a search `elapsed` s into it: 1.5 before the last fifth of the
-/// timeout (a projection from a small share of a tree is rough, and a
-/// search that would finish in time must not be refused), 1.0 in the last
-/// fifth: the projection then rests on most of the time and the search
-/// times out anyway unless it is wrong, and a limit message naming the
-/// projected time says more than a bare timeout.
-pub fn margin(elapsed: f64, limit: f64) -> f64 {
-    if elapsed >= limit * LATE { 1.0 } else { 1.5 }
-}
-
-/// The last share of a timeout in which [`margin`] is 1.
-const LATE: f64 = 0.8;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,12 +213,5 @@ mod tests {
         // done, although half of the combinations have been searched.
         let done = c.done(0, ticks, 0, 0.0).expect("a fit");
         assert!(done < 0.5, "{done}");
-    }
-
-    #[test]
-    fn the_margin_drops_to_one_in_the_last_fifth() {
-        assert_eq!(margin(0.5, 3.0), 1.5);
-        assert_eq!(margin(2.3, 3.0), 1.5);
-        assert_eq!(margin(2.5, 3.0), 1.0);
     }
 }

@@ -242,11 +242,8 @@ pub struct PathLimits {
     pub project: Option<(std::time::Instant, std::time::Duration)>,
 }
 
-/// Path-tree nodes between two time projections.
+/// Path-tree nodes between two time projections (`crate::budget`).
 const PROJECT_EVERY: u64 = 256;
-/// Project once the test has used this share of its timeout, and give up
-/// when the projection is over it by `super::project::margin`.
-const PROJECT_AFTER: f64 = 0.25;
 
 struct State {
     pc: usize,
@@ -308,20 +305,13 @@ pub fn explore(
         if nodes.is_multiple_of(PROJECT_EVERY)
             && let Some((start, timeout)) = limits.project
         {
-            let (elapsed, limit) = (start.elapsed().as_secs_f64(), timeout.as_secs_f64());
+            let budget = crate::budget::TimeBudget { start, timeout };
+            let (elapsed, limit) = budget.elapsed_limit();
             // The enumeration ends at its last path or at the path limit,
             // whichever comes first.
             let found = out.paths.len().max(1) as f64;
             let to_limit = (limits.max_paths as f64 + 1.0) / found;
-            let projected = elapsed
-                * if done > 0.0 {
-                    to_limit.min(1.0 / done)
-                } else {
-                    to_limit
-                };
-            if elapsed > limit * PROJECT_AFTER
-                && projected > limit * super::project::margin(elapsed, limit)
-            {
+            if let Some(projected) = budget.over(start, done, to_limit) {
                 return Err(Diagnostic::new(
                     file,
                     Pos::default(),
@@ -456,7 +446,9 @@ pub fn explore(
                     }
                 }
                 InstrKind::Fence => st.events.push(plain_event(EventKind::Fence, pc, &st.ctrl)),
-                InstrKind::Barrier { kind, id, count } => {
+                InstrKind::Barrier {
+                    kind, id, count, ..
+                } => {
                     let mut ev = plain_event(EventKind::Barrier(*kind), pc, &st.ctrl);
                     ev.barrier = Some((
                         operand(&st.regs, id),

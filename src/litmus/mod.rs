@@ -52,6 +52,24 @@ use lexer::Lexer;
 /// Architectures accepted on the first line.
 pub const SUPPORTED_ARCHS: &[&str] = &["PTX", "X86", "X86+PTX", "C", "OpenCL", "RSP"];
 
+/// herd variants that change how tests are read (`S128`: 128-bit values
+/// in C tests), set by the driver from `--variant` ([`set_variants`]).
+static VARIANTS: std::sync::RwLock<Vec<String>> = std::sync::RwLock::new(Vec::new());
+
+/// Sets the variants that change how tests are read (herd's `-variant`).
+pub fn set_variants(variants: &[String]) {
+    *VARIANTS.write().unwrap_or_else(|e| e.into_inner()) = variants.to_vec();
+}
+
+/// Whether the variant `name` is set (see [`set_variants`]).
+pub fn variant_is_set(name: &str) -> bool {
+    VARIANTS
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .any(|v| v == name)
+}
+
 /// Reads and parses a litmus file; [`ir::Test::file`] is set to `path`.
 /// An NVLitmus file (`*.test`) must hold exactly one test; see
 /// [`parse_file_all`] for templates.

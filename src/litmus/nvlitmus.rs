@@ -39,6 +39,7 @@
 //! ... virtually aliases` → `@ surface/texture/constant aliases`.
 //! [`to_herd`] writes a test in the herd-style PTX form (`litmix convert`).
 
+use crate::ir::text::{PropStyle, prop_text, quantifier_text};
 use std::collections::{HashMap, HashSet};
 
 use super::dialect::{Cursor, Dialect, LocTable, ThreadCtx};
@@ -46,7 +47,7 @@ use super::lexer::{Lexer, Tok, Token};
 use super::ptx;
 use super::token_parser::TokenParser;
 use crate::diag::Diagnostic;
-use crate::exec::value_text;
+use crate::ir::outcome::value_text;
 use crate::ir::{
     Arch, CmpOp, Condition, Instr, Pos, Prop, Proxy, Quantifier, Reg, ScopeLevel, Term, Test,
     Thread, Value,
@@ -794,42 +795,22 @@ pub fn to_herd(test: &Test, doc: &str) -> String {
         s.push_str(&cells.join("|"));
         s.push_str(";\n");
     }
-    let q = match test.condition.quantifier {
-        Quantifier::Exists => "exists",
-        Quantifier::NotExists => "~exists",
-        Quantifier::Forall => "forall",
+    let term = |t: &Term| {
+        Ok::<_, std::convert::Infallible>(match t {
+            Term::Reg { thread, reg } => format!("P{thread}:{reg}"),
+            Term::Loc(l) => format!("[{}]", test.locations[*l].name),
+            Term::Const(v) => value_text(test, *v),
+        })
+    };
+    let prop = match prop_text(&test.condition.prop, PropStyle::NVLITMUS, &term) {
+        Ok(p) => p,
+        Err(e) => match e {},
     };
     s.push_str(&format!(
-        "{q} ({})\n",
-        prop_text(test, &test.condition.prop)
+        "{} ({prop})\n",
+        quantifier_text(test.condition.quantifier)
     ));
     s
-}
-
-fn prop_text(test: &Test, p: &Prop) -> String {
-    let term = |t: &Term| match t {
-        Term::Reg { thread, reg } => format!("P{thread}:{reg}"),
-        Term::Loc(l) => format!("[{}]", test.locations[*l].name),
-        Term::Const(v) => value_text(test, *v),
-    };
-    match p {
-        Prop::True => "true".into(),
-        Prop::False => "false".into(),
-        Prop::Cmp(c, a, b) => {
-            let op = match c {
-                CmpOp::Eq => "==",
-                CmpOp::Ne => "!=",
-                CmpOp::Lt => "<",
-                CmpOp::Le => "<=",
-                CmpOp::Gt => ">",
-                CmpOp::Ge => ">=",
-            };
-            format!("{} {op} {}", term(a), term(b))
-        }
-        Prop::Not(a) => format!("~({})", prop_text(test, a)),
-        Prop::And(a, b) => format!("({} /\\ {})", prop_text(test, a), prop_text(test, b)),
-        Prop::Or(a, b) => format!("({} \\/ {})", prop_text(test, a), prop_text(test, b)),
-    }
 }
 
 #[cfg(test)]

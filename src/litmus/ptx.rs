@@ -955,29 +955,43 @@ fn parse_barrier(cur: &mut Cursor<'_>, ctx: &mut ThreadCtx<'_>, m: &Mnemonic<'_>
             .error(m.pos, format!("'{base}' needs an operation"))
             .expected(format!("{base}.sync or {base}.arrive")));
     };
-    // `a`, `a, b` (PTX ISA: id, thread count) or Dat3M's `i, a, b`
-    // (an instance tag, then id and count; the tag names the barrier
-    // instruction for the reader and takes no part in matching).
+    // Two dialects (docs/known-differences.md, "PTX barrier dialects"): with `.cta`,
+    // Dat3M's `bar.cta.<mode> i{, id{, quorum}}` (an instance tag that
+    // names the instruction and, alone, is also its id; then the barrier
+    // id; then the thread count; without a count an instance waits for
+    // the CTA's threads that execute a barrier with that id); without
+    // `.cta`, the PTX ISA's `bar.<mode> a{, b}` (id, thread count; without
+    // a count every thread of the CTA).
+    let dat3m = q.extra.iter().any(|(n, _)| n == "cta");
+    let max = if dat3m { 3 } else { 2 };
     let mut ops = Vec::new();
     loop {
         let o = parse_operand(cur, ctx)?;
         ops.push(barrier_operand(cur, ctx, o)?);
-        if ops.len() == 3 || !cur.eat_punct(",") {
+        if ops.len() == max || !cur.eat_punct(",") {
             break;
         }
     }
-    if ops.len() == 3 {
-        ops.remove(0);
-    }
-    let count = if ops.len() == 2 { ops.pop() } else { None };
-    let id = ops.swap_remove(0);
+    let (id, count, executors) = match (dat3m, ops.as_slice()) {
+        (true, [i]) => (i.clone(), None, true),
+        (true, [_, id]) => (id.clone(), None, true),
+        (true, [_, id, quorum, ..]) => (id.clone(), Some(quorum.clone()), false),
+        (false, [a]) => (a.clone(), None, false),
+        (false, [a, b, ..]) => (a.clone(), Some(b.clone()), false),
+        (_, []) => return Err(cur.unexpected("a barrier operand")),
+    };
     let tag = match kind {
         BarrierKind::Sync => "SYNC",
         BarrierKind::Arrive => "ARRIVE",
         BarrierKind::Red => "RED",
     };
     Ok((
-        InstrKind::Barrier { kind, id, count },
+        InstrKind::Barrier {
+            kind,
+            id,
+            count,
+            executors,
+        },
         vec![tag.to_string(), "CTA".to_string()],
     ))
 }

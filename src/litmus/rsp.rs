@@ -1,5 +1,6 @@
 //! The assembly dialect of the GPU cache machine of seed 001 §5.2 (Table 1),
-//! run by the `rsp-cache` operational model (`src/op/rsp_cache.rs`).
+//! run by the `rsp-cache` operational model (`src/op/rsp/`, which decodes the
+//! instructions from their IR tags).
 //!
 //! Tests use herd's table format with `RSP` on the first line; threads are
 //! placed with `P0@wg 0,dev 0` (levels `dev` and `wg`; a thread without a
@@ -28,7 +29,7 @@
 
 use super::dialect::{Cursor, Dialect, ThreadCtx};
 use crate::diag::Diagnostic;
-use crate::ir::{self, Address, Arch, BinOp, CmpOp, InstrKind, LocId, Operand, Reg, RmwOp, Value};
+use crate::ir::{Address, Arch, BinOp, CmpOp, InstrKind, LocId, Operand, Reg, RmwOp, Value};
 use crate::litmus::lexer::Tok;
 
 /// The RSP assembly dialect.
@@ -39,215 +40,6 @@ pub static RSP_DIALECT: Rsp = Rsp;
 
 const MNEMONICS: &str = "LD, ST, INC_L1, INC_L2, FLU_L1, FLU_L2, INV_L1, LK_L2, UL_L2, LK_RMW, \
 UL_RMW, MOV, ADD, SUB, MUL, AND, OR, XOR, BEQ, BNE, BLT, BLE, BGT, BGE, GOTO or a label 'L:'";
-
-/// A scope of the machine's flush, invalidate and lock instructions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Scope {
-    /// The current work-group (`WG`).
-    Wg,
-    /// The current device (`DV`).
-    Dv,
-    /// The whole system (`SY`).
-    Sy,
-}
-
-impl Scope {
-    /// The event tag (`WG`, `DEV`, `SYS`), shared with the language front ends.
-    pub fn tag(self) -> &'static str {
-        match self {
-            Scope::Wg => "WG",
-            Scope::Dv => "DEV",
-            Scope::Sy => "SYS",
-        }
-    }
-
-    /// The word used in the assembly (`WG`, `DV`, `SY`).
-    pub fn word(self) -> &'static str {
-        match self {
-            Scope::Wg => "WG",
-            Scope::Dv => "DV",
-            Scope::Sy => "SY",
-        }
-    }
-
-    fn from_tag(tag: &str) -> Option<Scope> {
-        match tag {
-            "WG" => Some(Scope::Wg),
-            "DEV" => Some(Scope::Dv),
-            "SYS" => Some(Scope::Sy),
-            _ => None,
-        }
-    }
-}
-
-/// Which cache an increment acts on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Level {
-    L1,
-    L2,
-}
-
-/// One machine instruction, decoded from the IR (Table 1 plus the usual
-/// register-only instructions).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Op {
-    /// `LD r x`.
-    Ld { reg: Reg, loc: LocId },
-    /// `ST v x`.
-    St { val: Operand, loc: LocId },
-    /// `INC_L1 r x v` / `INC_L2 r x v`: `r` gets the old value, `x` becomes old + `v`.
-    Inc {
-        level: Level,
-        reg: Reg,
-        loc: LocId,
-        by: Operand,
-    },
-    /// `FLU_L1 s`.
-    FluL1(Scope),
-    /// `FLU_L2 s` (`DV` or `SY`).
-    FluL2(Scope),
-    /// `INV_L1 s`.
-    InvL1(Scope),
-    /// `LK_L2 x`.
-    LkL2(LocId),
-    /// `UL_L2 x`.
-    UlL2(LocId),
-    /// `LK_RMW s` (`DV` or `SY`).
-    LkRmw(Scope),
-    /// `UL_RMW s`.
-    UlRmw(Scope),
-    /// `MOV r v`.
-    Mov { reg: Reg, val: Operand },
-    /// `ADD r a b` etc.
-    Arith {
-        reg: Reg,
-        op: BinOp,
-        a: Operand,
-        b: Operand,
-    },
-    /// `Bcc a b L`: jump to instruction index `target` when `a cmp b`.
-    Branch {
-        cmp: CmpOp,
-        a: Operand,
-        b: Operand,
-        target: usize,
-    },
-    /// `GOTO L`.
-    Goto(usize),
-    /// `L:` (does nothing).
-    Nop,
-}
-
-impl Op {
-    /// True for instructions that only touch the thread's own registers and
-    /// program counter (no memory, no caches, no locks).
-    pub fn is_local(&self) -> bool {
-        matches!(
-            self,
-            Op::Mov { .. } | Op::Arith { .. } | Op::Branch { .. } | Op::Goto(_) | Op::Nop
-        )
-    }
-}
-
-/// Decodes one IR instruction of an RSP thread into the machine's [`Op`].
-/// `labels` gives the index of each label in the thread's code. The error
-/// says what the instruction is and why the machine cannot run it.
-pub fn decode(
-    ins: &ir::Instr,
-    test: &ir::Test,
-    labels: &dyn Fn(&str) -> Option<usize>,
-) -> Result<Op, String> {
-    let has = |t: &str| ins.tags.iter().any(|x| x == t);
-    let scope = || ins.tags.iter().find_map(|t| Scope::from_tag(t));
-    let loc = |a: &Address| match a {
-        Address::Loc(l) => Ok(test.physical(*l)),
-        Address::Reg(r) => Err(format!(
-            "'{}': addresses in registers ([{r}]) are not supported by rsp-cache",
-            ins.text
-        )),
-    };
-    let target = |l: &str| labels(l).ok_or_else(|| format!("'{}': unknown label '{l}'", ins.text));
-    if !has("RSP") {
-        return Err(format!(
-            "'{}' is not an RSP instruction (rsp-cache runs RSP assembly tests only; compile source tests with a mapping)",
-            ins.text
-        ));
-    }
-    Ok(match &ins.kind {
-        InstrKind::Load { dst, addr } => Op::Ld {
-            reg: dst.clone(),
-            loc: loc(addr)?,
-        },
-        InstrKind::Store { addr, src } => Op::St {
-            val: src.clone(),
-            loc: loc(addr)?,
-        },
-        InstrKind::Rmw {
-            dst: Some(dst),
-            addr,
-            op: RmwOp::Bin(BinOp::Add, by),
-        } => Op::Inc {
-            level: if has("INC_L2") { Level::L2 } else { Level::L1 },
-            reg: dst.clone(),
-            loc: loc(addr)?,
-            by: by.clone(),
-        },
-        InstrKind::Fence => {
-            let s = scope();
-            let need = |s: Option<Scope>| s.ok_or_else(|| format!("'{}': missing scope", ins.text));
-            if has("FLU_L1") {
-                Op::FluL1(need(s)?)
-            } else if has("FLU_L2") {
-                Op::FluL2(need(s)?)
-            } else if has("INV_L1") {
-                Op::InvL1(need(s)?)
-            } else if has("LK_RMW") {
-                Op::LkRmw(need(s)?)
-            } else if has("UL_RMW") {
-                Op::UlRmw(need(s)?)
-            } else if has("LK_L2") || has("UL_L2") {
-                let name = ins.text.split_whitespace().nth(1).unwrap_or_default();
-                let l = test
-                    .location(name)
-                    .ok_or_else(|| format!("'{}': unknown location '{name}'", ins.text))?;
-                let l = test.physical(l);
-                if has("LK_L2") {
-                    Op::LkL2(l)
-                } else {
-                    Op::UlL2(l)
-                }
-            } else {
-                return Err(format!("'{}': not a machine instruction", ins.text));
-            }
-        }
-        InstrKind::Mov { dst, src } => Op::Mov {
-            reg: dst.clone(),
-            val: src.clone(),
-        },
-        InstrKind::Op { dst, op, a, b } => Op::Arith {
-            reg: dst.clone(),
-            op: *op,
-            a: a.clone(),
-            b: b.clone(),
-        },
-        InstrKind::Branch {
-            cmp,
-            a,
-            b,
-            target: t,
-        } => Op::Branch {
-            cmp: *cmp,
-            a: a.clone(),
-            b: b.clone(),
-            target: target(t)?,
-        },
-        InstrKind::Goto { target: t } => Op::Goto(target(t)?),
-        InstrKind::Label(_) => Op::Nop,
-        _ => {
-            return Err(format!("'{}' is not supported by rsp-cache", ins.text));
-        }
-    })
-}
 
 impl Dialect for Rsp {
     fn arch(&self) -> Arch {
@@ -299,15 +91,20 @@ fn operand(cur: &mut Cursor<'_>, what: &str) -> Result<Operand, Diagnostic> {
     }
 }
 
-fn scope_word(cur: &mut Cursor<'_>, allowed: &[Scope]) -> Result<Scope, Diagnostic> {
-    let words: Vec<&str> = allowed.iter().map(|s| s.word()).collect();
+/// Reads a scope word among `allowed` (`(word, tag)` pairs) and returns its
+/// event tag (`WG`, `DEV`, `SYS`), which the machine decodes.
+fn scope_word(
+    cur: &mut Cursor<'_>,
+    allowed: &[(&str, &'static str)],
+) -> Result<&'static str, Diagnostic> {
+    let words: Vec<&str> = allowed.iter().map(|(w, _)| *w).collect();
     let expected = format!("a scope: {}", words.join(" or "));
     let pos = cur.pos();
     let (w, _) = cur.expect_ident(&expected)?;
     allowed
         .iter()
-        .copied()
-        .find(|s| s.word().eq_ignore_ascii_case(w))
+        .find(|(word, _)| word.eq_ignore_ascii_case(w))
+        .map(|(_, tag)| *tag)
         .ok_or_else(|| {
             cur.error(pos, format!("unexpected scope '{w}'"))
                 .expected(expected)
@@ -319,8 +116,9 @@ fn label(cur: &mut Cursor<'_>) -> Result<String, Diagnostic> {
     Ok(name.to_string())
 }
 
-const ALL_SCOPES: &[Scope] = &[Scope::Wg, Scope::Dv, Scope::Sy];
-const WIDE_SCOPES: &[Scope] = &[Scope::Dv, Scope::Sy];
+/// Scope words of the assembly with their event tags: work-group, device, system.
+const ALL_SCOPES: &[(&str, &str)] = &[("WG", "WG"), ("DV", "DEV"), ("SY", "SYS")];
+const WIDE_SCOPES: &[(&str, &str)] = &[("DV", "DEV"), ("SY", "SYS")];
 
 fn parse_instr(
     cur: &mut Cursor<'_>,
@@ -397,11 +195,11 @@ fn parse_instr(
         }
         "FLU_L1" | "INV_L1" => {
             let s = scope_word(cur, ALL_SCOPES)?;
-            (InstrKind::Fence, tags(&[&m, s.tag()]))
+            (InstrKind::Fence, tags(&[&m, s]))
         }
         "FLU_L2" | "LK_RMW" | "UL_RMW" => {
             let s = scope_word(cur, WIDE_SCOPES)?;
-            (InstrKind::Fence, tags(&[&m, s.tag()]))
+            (InstrKind::Fence, tags(&[&m, s]))
         }
         "LK_L2" | "UL_L2" => {
             location(cur, ctx)?;

@@ -429,7 +429,7 @@ impl<'m> Compiler<'m> {
     pub fn new(m: &'m Mapping) -> Self {
         Compiler {
             m,
-            direct: !crate::op::is_operational(&m.target),
+            direct: !crate::driver::is_operational(&m.target),
             ops: Mutex::new(HashMap::new()),
             places: Mutex::new(HashMap::new()),
         }
@@ -742,7 +742,7 @@ mod tests {
             });
             // The built-in mappings to axiomatic models all take the direct
             // path; those to a machine (RSP) never do.
-            if crate::op::is_operational(&m.target) {
+            if crate::driver::is_operational(&m.target) {
                 assert_eq!(direct, 0, "{name}: a machine target compiled directly");
             } else {
                 assert!(direct > 0, "{name}: no program compiled directly");

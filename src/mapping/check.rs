@@ -13,8 +13,8 @@
 use super::compile::{Compiled, compile};
 use super::format::Mapping;
 use crate::driver::ModelCache;
-use crate::exec::{CheckOptions, CheckResult, ExecutionView};
 use crate::ir::{CmpOp, InstrKind, Prop, Quantifier, Term, Test, Value};
+use crate::verdict::{CheckOptions, CheckResult, ExecutionView};
 use std::collections::{BTreeSet, HashSet};
 
 /// A set of final states (values in observed order).
@@ -146,11 +146,12 @@ fn run(
     cache: &ModelCache,
     opts: &CheckOptions,
 ) -> Result<CheckResult, String> {
-    if crate::op::is_operational(spec) {
-        return crate::op::judge::check(test, spec, opts).map_err(|e| e.to_string());
-    }
-    let model = cache.get(spec)?;
-    crate::exec::check(test, &model, opts).map_err(|e| {
+    let judge = cache.judge(spec)?;
+    let operational = matches!(judge, crate::driver::Judge::Machine(_));
+    judge.check(test, opts).map_err(|e| {
+        if operational {
+            return e.to_string();
+        }
         let file = test
             .file
             .as_ref()
@@ -495,7 +496,7 @@ fn fully_observed(src: &Test) -> (Test, Vec<Term>, Vec<String>) {
     source.observed = terms.clone();
     let names = terms
         .iter()
-        .map(|t| crate::exec::term_name(&source, t))
+        .map(|t| crate::ir::outcome::term_name(&source, t))
         .collect();
     (source, terms, names)
 }
@@ -538,7 +539,7 @@ fn sound_by_sc(mut report: Report, sc: BTreeSet<Vec<Value>>) -> Report {
     report
 }
 
-/// `opts` with a [`StateFilter`](crate::exec::StateFilter) over `test`:
+/// `opts` with a [`StateFilter`](crate::verdict::StateFilter) over `test`:
 /// `states` give the values of the terms `names` (renamed for `test` by
 /// `rename`) and are skipped, or with `only` all others are. Unchanged when
 /// `test` does not observe one of the terms.
@@ -550,13 +551,13 @@ fn filtered(
     states: HashSet<Vec<Value>>,
     only: bool,
 ) -> CheckOptions {
-    let observed: Vec<String> = crate::exec::observed_terms(test)
+    let observed: Vec<String> = crate::ir::outcome::observed_terms(test)
         .iter()
-        .map(|t| crate::exec::term_name(test, t))
+        .map(|t| crate::ir::outcome::term_name(test, t))
         .collect();
     let mut out = opts.clone();
     if let Ok(positions) = positions(&observed, names, rename) {
-        out.skip = Some(std::sync::Arc::new(crate::exec::StateFilter {
+        out.skip = Some(std::sync::Arc::new(crate::verdict::StateFilter {
             positions,
             states,
             only,

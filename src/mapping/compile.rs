@@ -5,9 +5,8 @@
 
 use super::format::{Construct, Kind, Mapping};
 use crate::diag::Diagnostic;
-use crate::ir::{
-    Address, BinOp, CmpOp, InstrKind, Operand, Prop, Quantifier, RmwOp, Term, Test, Thread, Value,
-};
+use crate::ir::text::{PropStyle, prop_text, quantifier_text};
+use crate::ir::{Address, BinOp, CmpOp, InstrKind, Operand, RmwOp, Term, Test, Thread, Value};
 use std::collections::HashMap;
 
 /// A compiled test and how its names relate to the source's.
@@ -107,17 +106,6 @@ fn cmp_name(c: CmpOp) -> &'static str {
         CmpOp::Le => "le",
         CmpOp::Gt => "gt",
         CmpOp::Ge => "ge",
-    }
-}
-
-fn cmp_text(c: CmpOp) -> &'static str {
-    match c {
-        CmpOp::Eq => "=",
-        CmpOp::Ne => "!=",
-        CmpOp::Lt => "<",
-        CmpOp::Le => "<=",
-        CmpOp::Gt => ">",
-        CmpOp::Ge => ">=",
     }
 }
 
@@ -480,14 +468,10 @@ pub fn compile(m: &Mapping, src: &Test) -> Result<Compiled, Diagnostic> {
         }
         text.push_str(&format!("locations [{};]\n", obs.join("; ")));
     }
-    let q = match src.condition.quantifier {
-        Quantifier::Exists => "exists",
-        Quantifier::NotExists => "~exists",
-        Quantifier::Forall => "forall",
-    };
     text.push_str(&format!(
-        "{q} ({})\n",
-        prop_text(&src.condition.prop, &term)?
+        "{} ({})\n",
+        quantifier_text(src.condition.quantifier),
+        prop_text(&src.condition.prop, PropStyle::BRACKETED, &term)?
     ));
     let name = format!("{file} (compiled with {})", m.name);
     let test = crate::litmus::parse_str(&name, &text).map_err(|d| {
@@ -510,19 +494,4 @@ pub fn compile(m: &Mapping, src: &Test) -> Result<Compiled, Diagnostic> {
 /// A C front-end label (`%L0`) as a target label (`L0`).
 fn label(l: &str) -> String {
     l.trim_start_matches('%').to_string()
-}
-
-/// A proposition in herd syntax.
-pub fn prop_text(
-    p: &Prop,
-    term: &dyn Fn(&Term) -> Result<String, Diagnostic>,
-) -> Result<String, Diagnostic> {
-    Ok(match p {
-        Prop::True => "true".into(),
-        Prop::False => "false".into(),
-        Prop::Cmp(c, a, b) => format!("{}{}{}", term(a)?, cmp_text(*c), term(b)?),
-        Prop::Not(q) => format!("~({})", prop_text(q, term)?),
-        Prop::And(a, b) => format!("({} /\\ {})", prop_text(a, term)?, prop_text(b, term)?),
-        Prop::Or(a, b) => format!("({} \\/ {})", prop_text(a, term)?, prop_text(b, term)?),
-    })
 }

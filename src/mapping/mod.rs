@@ -20,7 +20,6 @@
 
 pub mod build;
 pub mod check;
-pub mod cli;
 pub mod compile;
 pub mod dominance;
 pub mod enumerate;

@@ -951,7 +951,7 @@ impl Campaign<'_> {
             .iter()
             .zip(st)
             .map(|(n, v)| {
-                let v = crate::exec::value_text(&r.source, *v);
+                let v = crate::ir::outcome::value_text(&r.source, *v);
                 if n.contains(':') {
                     format!("{n}={v}")
                 } else {

@@ -1,99 +1,15 @@
-//! Operational models as `--model` choices: run a machine's exploration on
-//! a test and present it as a [`CheckResult`], so the herd block, `--json`,
-//! exit codes and the conformance harness work unchanged.
+//! The one judge loop of every machine: run a machine's exploration on a
+//! test and present it as a [`CheckResult`], so the herd block, `--json`,
+//! exit codes and the conformance harness work unchanged. Which machine a
+//! model name means is the driver's registry's business.
 
 use super::explore::{ExploreError, ExploreOptions, explore, replay};
-use super::lostpop::LostPop;
 use super::machine::{Machine, MachineError};
-use super::view::{StateView, state_view};
-use crate::exec::{CheckError, CheckOptions, CheckResult, satisfies};
-use crate::ir::{Test, Value};
-use serde::Serialize;
-
-/// The operational models `--model` accepts, with a description.
-pub const OPERATIONAL: &[(&str, &str)] = &[
-    (
-        "lostpop",
-        "LOST-POP operational model (seed 000 §4, App. A): x86, PTX and X86+PTX tests, explored exhaustively",
-    ),
-    (
-        "lostpop-unreduced",
-        "LOST-POP without the catch-up reduction (same outcomes, more states; for checking the reduction)",
-    ),
-];
-
-/// Every operational model with its description: LOST-POP and the cache
-/// machines.
-pub fn operational_models() -> impl Iterator<Item = (&'static str, &'static str)> {
-    OPERATIONAL
-        .iter()
-        .chain(super::rsp_judge::MODELS)
-        .map(|(n, d)| (*n, *d))
-}
-
-/// Whether `name` is an operational model: LOST-POP or one of the GPU
-/// cache machines of [`super::rsp_judge`].
-pub fn is_operational(name: &str) -> bool {
-    OPERATIONAL.iter().any(|(n, _)| *n == name) || super::rsp_judge::is_model(name)
-}
-
-/// One reachable outcome with a transition sequence reaching it.
-#[derive(Clone, Debug, Serialize)]
-pub struct OutcomeTrace {
-    /// Values of the observed terms.
-    #[serde(skip)]
-    pub state: Vec<Value>,
-    /// `1:r0=1; x=2`-style text of the state.
-    pub outcome: String,
-    /// Whether the state satisfies the condition's proposition.
-    pub satisfies: bool,
-    /// Transition labels, in order.
-    pub steps: Vec<String>,
-    /// The machine's own rendering of the trace (steps with state
-    /// snapshots), for outcomes satisfying the condition when the machine
-    /// has a renderer ([`Judging::render`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// The final state reached (order constraints for `--dot`).
-    pub final_view: StateView,
-}
-
-/// What an exploration adds to a [`CheckResult`].
-#[derive(Clone, Debug, Serialize)]
-pub struct OpReport {
-    pub machine: String,
-    /// Distinct machine states visited.
-    pub states: u64,
-    /// Transitions applied.
-    pub transitions: u64,
-    /// Terminal states that are not final (e.g. cut by the unroll bound).
-    pub stuck: u64,
-    /// States where the machine's reduction cut the enabled transitions.
-    pub reduced: u64,
-    /// One trace per reachable outcome (with [`CheckOptions::trace`] or
-    /// witnesses asked for).
-    pub traces: Vec<OutcomeTrace>,
-}
-
-/// Checks `test` with the operational model `name`.
-pub fn check(test: &Test, name: &str, opts: &CheckOptions) -> Result<CheckResult, CheckError> {
-    if super::rsp_judge::is_model(name) {
-        return super::rsp_judge::check(test, name, opts);
-    }
-    match name {
-        "lostpop" => {
-            let m = LostPop::new(test, opts.unroll)?;
-            run_machine(test, &m, opts, &Judging::new(opts))
-        }
-        "lostpop-unreduced" => {
-            let m = LostPop::new(test, opts.unroll)?.without_catch_up();
-            run_machine(test, &m, opts, &Judging::new(opts))
-        }
-        other => Err(CheckError::Limit(format!(
-            "unknown operational model '{other}'"
-        ))),
-    }
-}
+use super::view::state_view;
+use crate::ir::Test;
+use crate::ir::outcome::satisfies;
+use crate::verdict::{CheckError, CheckOptions, CheckResult};
+use crate::verdict::{OpReport, OutcomeTrace};
 
 /// A machine's own picture of a whole trace (e.g. the cache machine's
 /// steps with cache snapshots, seed 001 Figs. 4 and 5); without one, a
@@ -171,7 +87,7 @@ pub fn run_machine<M: Machine>(
             };
             traces.push(OutcomeTrace {
                 state: state.clone(),
-                outcome: crate::report::state_text(test, &res.observed, state),
+                outcome: crate::ir::text::state_text(test, &res.observed, state),
                 satisfies: sat,
                 steps,
                 text,
@@ -190,100 +106,4 @@ pub fn run_machine<M: Machine>(
         traces,
     }));
     Ok(res)
-}
-
-/// The `--trace` text: for each outcome the condition asks about (those
-/// satisfying its proposition), one transition sequence reaching it; or a
-/// line saying that none is reachable.
-pub fn trace_text(test: &Test, r: &CheckResult) -> String {
-    let Some(op) = &r.operational else {
-        return String::new();
-    };
-    let mut out = String::new();
-    let asked: Vec<&OutcomeTrace> = op.traces.iter().filter(|t| t.satisfies).collect();
-    if asked.is_empty() {
-        out.push_str(&format!(
-            "Trace {}: no reachable final state of {} satisfies {} ({} states explored): forbidden\n",
-            r.test,
-            op.machine,
-            crate::report::herd::condition_text(test),
-            op.states
-        ));
-    }
-    for t in asked {
-        out.push_str(&format!(
-            "Trace {} reaching {} ({} steps):\n",
-            r.test,
-            t.outcome,
-            t.steps.len()
-        ));
-        match &t.text {
-            Some(text) => out.push_str(text),
-            None => {
-                for (i, s) in t.steps.iter().enumerate() {
-                    out.push_str(&format!("  {:3}. {s}\n", i + 1));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Graphviz picture of a final state's order constraints: one cluster per
-/// thread with its remaining requests, edges labelled with their scope.
-pub fn dot_constraints(title: &str, view: &StateView) -> String {
-    let q = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
-    let mut out = format!(
-        "digraph lostpop {{\n  label=\"{}\";\n  node [shape=box, fontname=monospace];\n",
-        q(title)
-    );
-    for (i, line) in view.summary.iter().enumerate() {
-        out.push_str(&format!(
-            "  \"init{i}\" [label=\"{}\", style=dashed];\n",
-            q(line)
-        ));
-    }
-    for (k, t) in view.threads.iter().enumerate() {
-        out.push_str(&format!(
-            "  subgraph cluster_{k} {{\n    label=\"{} ({})\";\n",
-            q(&t.name),
-            q(&t.arch)
-        ));
-        for it in &t.items {
-            out.push_str(&format!(
-                "    \"{}\" [label=\"{}\\n{}\"];\n",
-                q(&it.id),
-                q(&it.text),
-                q(&it.detail)
-            ));
-        }
-        out.push_str("  }\n");
-    }
-    let init_names: Vec<String> = view
-        .summary
-        .iter()
-        .map(|l| {
-            l.strip_prefix("init ")
-                .and_then(|r| r.split('=').next())
-                .map(|n| format!("init {n}"))
-                .unwrap_or_default()
-        })
-        .collect();
-    let node = |n: &str| {
-        init_names
-            .iter()
-            .position(|x| x == n)
-            .map(|i| format!("init{i}"))
-            .unwrap_or_else(|| n.to_string())
-    };
-    for c in &view.constraints {
-        out.push_str(&format!(
-            "  \"{}\" -> \"{}\" [label=\"{}\"];\n",
-            q(&node(&c.from)),
-            q(&node(&c.to)),
-            q(&c.scope)
-        ));
-    }
-    out.push_str("}\n");
-    out
 }

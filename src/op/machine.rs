@@ -1,7 +1,7 @@
 //! The state-machine interface behind every operational model.
 
-use super::view::StateView;
 use crate::ir::Value;
+use crate::verdict::StateView;
 use std::fmt;
 use std::hash::Hash;
 

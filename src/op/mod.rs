@@ -23,15 +23,15 @@ pub mod explore;
 pub mod judge;
 pub mod lostpop;
 pub mod machine;
-pub mod rsp_cache;
-pub mod rsp_judge;
+pub mod rsp;
 pub mod step;
 pub mod view;
 
 #[cfg(test)]
 mod tests;
 
+pub use crate::verdict::{ConstraintView, ItemView, StateView, ThreadView, TransitionView};
+pub use crate::verdict::{OpReport, OutcomeTrace};
 pub use explore::{Exploration, ExploreError, ExploreOptions, explore};
-pub use judge::{OPERATIONAL, OpReport, OutcomeTrace, is_operational};
 pub use machine::{Machine, MachineError};
-pub use view::{ConstraintView, ItemView, StateView, ThreadView, TransitionView, state_view};
+pub use view::state_view;

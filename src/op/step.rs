@@ -2,15 +2,13 @@
 //! step view): a session keeps the path taken from the initial state, so a
 //! user can pick an enabled transition, undo, or replay a whole trace. The
 //! session works on any [`Machine`]; what it shows is the plain
-//! [`StateView`]. [`open`] builds the session for an operational model by
-//! name and [`replay_view`] is the one call both front ends make to replay
-//! a list of picks.
+//! [`StateView`]. The driver opens a session for an operational model by
+//! name (`driver::open_session`) and replays a list of picks for both front
+//! ends (`driver::replay_view`).
 
 use super::machine::{Machine, MachineError};
-use super::view::{StateView, state_view};
-use crate::diag::Diagnostic;
-use crate::ir::Test;
-use serde::Serialize;
+use super::view::state_view;
+use crate::verdict::StateView;
 
 /// A stepping session over one machine (which it owns).
 pub struct Stepper<M: Machine> {
@@ -41,7 +39,7 @@ impl<M: Machine> Stepper<M> {
 }
 
 /// What a stepping front end can do with a session, whatever the machine
-/// (so that one can be chosen by model name at run time, see [`open`]).
+/// (so that the driver can pick one by model name at run time).
 pub trait Session {
     /// The machine's name (`lostpop`, `rsp-cache`).
     fn model(&self) -> &str;
@@ -136,108 +134,6 @@ impl<M: Machine> Session for Stepper<M> {
 
     fn picks(&self) -> &[usize] {
         &self.picks
-    }
-}
-
-/// Why a session could not be opened.
-#[derive(Clone, Debug)]
-pub enum OpenError {
-    /// The model is not an operational one.
-    NotOperational(String),
-    /// The test uses a construct the machine cannot run (with its
-    /// position).
-    Diagnostic(Diagnostic),
-}
-
-impl std::fmt::Display for OpenError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OpenError::NotOperational(m) => write!(
-                f,
-                "'{m}' is not an operational model (expected lostpop, lostpop-unreduced, rsp-cache, rsp-cache-nolock or rsp-cache-unreduced)"
-            ),
-            OpenError::Diagnostic(d) => f.write_str(&d.render()),
-        }
-    }
-}
-
-/// A session of the operational model `model` on `test`, at its initial
-/// state; `unroll` bounds backward jumps as `--unroll` does.
-pub fn open<'t>(
-    test: &'t Test,
-    model: &str,
-    unroll: usize,
-) -> Result<Box<dyn Session + 't>, OpenError> {
-    if model == "lostpop" || model == "lostpop-unreduced" {
-        let m = super::lostpop::LostPop::new(test, unroll).map_err(OpenError::Diagnostic)?;
-        if model == "lostpop-unreduced" {
-            return Ok(Box::new(Stepper::new(m.without_catch_up())));
-        }
-        return Ok(Box::new(Stepper::new(m)));
-    }
-    if super::rsp_judge::is_model(model) {
-        let opts = crate::exec::CheckOptions {
-            unroll,
-            ..Default::default()
-        };
-        let m = super::rsp_cache::RspCache::new(test, super::rsp_judge::options(model, &opts))
-            .map_err(OpenError::Diagnostic)?;
-        return Ok(Box::new(Stepper::new(m)));
-    }
-    Err(OpenError::NotOperational(model.to_string()))
-}
-
-/// The state reached by replaying `picks` from the initial state: what
-/// `litmix step --replay` shows and what the playground's `POST /api/step`
-/// answers.
-#[derive(Clone, Debug, Serialize)]
-pub struct Replayed {
-    /// The machine's name.
-    pub model: String,
-    /// The picks taken (all of them when `error` is `None`).
-    pub picks: Vec<usize>,
-    /// Labels of the transitions taken, one per pick.
-    pub history: Vec<String>,
-    /// The state after them, its enabled transitions numbered for the next
-    /// pick.
-    pub view: StateView,
-    /// The same as `litmix step` prints it ([`render`]).
-    pub text: String,
-}
-
-/// Opens `model` on `test` and replays `picks`. A pick that is not enabled
-/// is an error naming its position.
-pub fn replay_view(
-    test: &Test,
-    model: &str,
-    unroll: usize,
-    picks: &[usize],
-) -> Result<Replayed, StepError> {
-    let mut s = open(test, model, unroll).map_err(StepError::Open)?;
-    s.replay(picks).map_err(StepError::Pick)?;
-    let view = s.view();
-    Ok(Replayed {
-        model: s.model().to_string(),
-        picks: s.picks().to_vec(),
-        history: s.history().to_vec(),
-        text: render(&view),
-        view,
-    })
-}
-
-/// Why [`replay_view`] failed.
-#[derive(Clone, Debug)]
-pub enum StepError {
-    Open(OpenError),
-    Pick(ReplayError),
-}
-
-impl std::fmt::Display for StepError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StepError::Open(e) => e.fmt(f),
-            StepError::Pick(e) => e.fmt(f),
-        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! Graphviz rendering of executions (`--dot DIR`).
 
 use super::{event_label, event_name};
-use crate::exec::ExecutionView;
 use crate::ir::Test;
+use crate::verdict::ExecutionView;
 
 /// Colour of each base relation's edges.
 fn colour(rel: &str) -> &'static str {

@@ -1,8 +1,8 @@
 //! herd7-compatible result blocks.
 
 use super::{prop_text, state_text};
-use crate::exec::CheckResult;
-use crate::ir::{CmpOp, Prop, Quantifier, Term, Test, Value};
+use crate::ir::{Prop, Quantifier, Term, Test, Value};
+use crate::verdict::CheckResult;
 
 /// How closely to follow herd7's output.
 #[derive(Clone, Copy, Debug, Default)]
@@ -16,12 +16,11 @@ pub struct HerdStyle {
 
 /// `exists (1:r0=1 /\ 1:r1=0)` etc.
 pub fn condition_text(test: &Test) -> String {
-    let q = match test.condition.quantifier {
-        Quantifier::Exists => "exists",
-        Quantifier::NotExists => "~exists",
-        Quantifier::Forall => "forall",
-    };
-    format!("{q} ({})", prop_text(test, &test.condition.prop))
+    format!(
+        "{} ({})",
+        crate::ir::text::quantifier_text(test.condition.quantifier),
+        prop_text(test, &test.condition.prop)
+    )
 }
 
 /// A flag raised by an allowed execution makes the program undefined (a
@@ -51,70 +50,25 @@ fn value_herd(test: &Test, v: Value, style: HerdStyle) -> String {
                 format!("0x{i:x}")
             }
         }
-        _ => crate::exec::value_text(test, v),
+        _ => crate::ir::outcome::value_text(test, v),
     }
 }
 
 fn term_herd(test: &Test, t: &Term, style: HerdStyle) -> String {
     match t {
-        Term::Loc(_) => format!("[{}]", crate::exec::term_name(test, t)),
+        Term::Loc(_) => format!("[{}]", crate::ir::outcome::term_name(test, t)),
         Term::Const(v) => value_herd(test, *v, style),
-        _ => crate::exec::term_name(test, t),
+        _ => crate::ir::outcome::term_name(test, t),
     }
 }
 
 /// A proposition as herd7 prints it (`[x]=1`, `not (0:r0=1)`).
 pub fn prop_herd(test: &Test, p: &Prop, style: HerdStyle) -> String {
-    fn go(test: &Test, p: &Prop, parent: u8, style: HerdStyle, out: &mut String) {
-        match p {
-            Prop::True => out.push_str("true"),
-            Prop::False => out.push_str("false"),
-            Prop::Cmp(CmpOp::Ne, a, b) => {
-                out.push_str(&format!(
-                    "not ({}={})",
-                    term_herd(test, a, style),
-                    term_herd(test, b, style)
-                ));
-            }
-            Prop::Cmp(c, a, b) => {
-                let op = match c {
-                    CmpOp::Eq => "=",
-                    CmpOp::Ne => "!=",
-                    CmpOp::Lt => "<",
-                    CmpOp::Le => "<=",
-                    CmpOp::Gt => ">",
-                    CmpOp::Ge => ">=",
-                };
-                out.push_str(&term_herd(test, a, style));
-                out.push_str(op);
-                out.push_str(&term_herd(test, b, style));
-            }
-            Prop::Not(a) => {
-                out.push_str("not (");
-                go(test, a, 0, style, out);
-                out.push(')');
-            }
-            Prop::And(a, b) | Prop::Or(a, b) => {
-                let (prec, op) = if matches!(p, Prop::And(..)) {
-                    (2, " /\\ ")
-                } else {
-                    (1, " \\/ ")
-                };
-                if parent > prec {
-                    out.push('(');
-                }
-                go(test, a, prec, style, out);
-                out.push_str(op);
-                go(test, b, prec, style, out);
-                if parent > prec {
-                    out.push(')');
-                }
-            }
-        }
+    let term = |t: &Term| Ok::<_, std::convert::Infallible>(term_herd(test, t, style));
+    match crate::ir::text::prop_text(p, crate::ir::text::PropStyle::HERD7, &term) {
+        Ok(s) => s,
+        Err(e) => match e {},
     }
-    let mut s = String::new();
-    go(test, p, 0, style, &mut s);
-    s
 }
 
 /// The block, in the given style.

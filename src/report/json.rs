@@ -1,8 +1,8 @@
 //! One JSON object per test per line (`--json`).
 
 use super::state_text;
-use crate::exec::CheckResult;
 use crate::ir::Test;
+use crate::verdict::CheckResult;
 use serde_json::{Value as Json, json};
 
 /// The JSON object for a checked test.

@@ -5,8 +5,8 @@
 //! a proxy fence is missing or misplaced), with the path behind each.
 
 use super::{event_label, event_name, state_text};
-use crate::exec::{CheckResult, ExecutionView};
 use crate::ir::Test;
+use crate::verdict::{CheckResult, ExecutionView};
 
 /// Names of the base relations relating `a` to `b` in an execution.
 fn edge_names(ex: &ExecutionView, a: usize, b: usize) -> Vec<String> {

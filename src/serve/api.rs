@@ -157,8 +157,9 @@ async fn models() -> Response {
         .iter()
         .map(|a| (a.to_string(), json!(crate::models::default_for_arch(a))))
         .collect();
-    let operational: Vec<Json> = crate::op::judge::operational_models()
-        .map(|(name, description)| json!({"name": name, "description": description}))
+    let operational: Vec<Json> = crate::driver::MACHINES
+        .iter()
+        .map(|m| json!({"name": m.name, "description": m.description}))
         .collect();
     json_response(
         StatusCode::OK,

@@ -2,11 +2,12 @@
 //! driver, build the response object. Runs on a blocking worker.
 
 use super::AppState;
-use crate::cat::Model;
 use crate::diag::Diagnostic;
-use crate::exec::{CheckError, CheckOptions, ExecutionView};
+use crate::driver::Judge;
+use crate::driver::artefacts::{Artefact, ArtefactKind};
 use crate::ir::Test;
 use crate::report;
+use crate::verdict::{CheckError, CheckOptions, CheckResult};
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
@@ -49,24 +50,24 @@ pub const CAT_FILE: &str = "model.cat";
 const GRAPH_WITNESSES: usize = 4;
 
 /// The engine options for the server's limits, the time limit included
-/// (the engine's own deadline, `CheckOptions::timeout`).
-// The struct update keeps this compiling when the engine adds options.
-#[allow(clippy::needless_update)]
+/// (the engine's own deadline), through the driver's one conversion.
 pub fn options(st: &AppState, req: &RunRequest) -> CheckOptions {
     let l = &st.limits;
-    CheckOptions {
+    let mut opts = crate::driver::Limits {
         unroll: l.unroll,
         max_candidates: l.max_candidates,
         max_events: l.max_events,
         max_paths: l.max_paths,
-        why: req.why,
-        keep_witnesses: if req.graphs { GRAPH_WITNESSES } else { 0 },
         max_states: l.max_states,
         // The engine stops at this deadline itself, so a cut-off check
         // frees its worker instead of running on to its candidate budget.
         timeout: Some(l.time),
-        ..CheckOptions::default()
+        prune: true,
     }
+    .options();
+    opts.why = req.why;
+    opts.keep_witnesses = if req.graphs { GRAPH_WITNESSES } else { 0 };
+    opts
 }
 
 /// Runs one request: the status and the JSON body to answer with.
@@ -85,20 +86,11 @@ pub fn run_check(st: &Arc<AppState>, req: &RunRequest) -> (StatusCode, Json) {
         Err(d) => return (StatusCode::BAD_REQUEST, diagnostic_json(&file, &d)),
     };
     let opts = options(st, req);
-    let spec = req
-        .model
-        .as_deref()
-        .unwrap_or_else(|| crate::models::default_for_arch(&test.arch));
-    let checked = if req.cat.is_none() && crate::op::is_operational(spec) {
-        // An operational model: the same judge as `run --model`.
-        crate::op::judge::check(&test, spec, &opts)
-    } else {
-        let (model, name) = match load_model(st, req, &test) {
-            Ok(m) => m,
-            Err(body) => return (StatusCode::BAD_REQUEST, body),
-        };
-        crate::driver::check_parsed(&test, &model, name, &opts)
+    let judge = match resolve_judge(st, req, &test) {
+        Ok(j) => j,
+        Err(body) => return (StatusCode::BAD_REQUEST, body),
     };
+    let checked = judge.check(&test, &opts);
     match checked {
         Ok(result) => {
             let mut body = report::json::result(&file, &test, &result);
@@ -107,7 +99,7 @@ pub fn run_check(st: &Arc<AppState>, req: &RunRequest) -> (StatusCode, Json) {
                 body["states_satisfy"] = result
                     .states
                     .keys()
-                    .map(|s| crate::exec::outcome::satisfies(&test, s))
+                    .map(|s| crate::ir::outcome::satisfies(&test, s))
                     .collect();
                 if req.why {
                     body["why_text"] = json!(report::why::explain(&test, &result));
@@ -135,55 +127,34 @@ pub fn run_check(st: &Arc<AppState>, req: &RunRequest) -> (StatusCode, Json) {
     }
 }
 
-/// The model a request asks for: its `cat` text, a built-in name, or the
-/// default for the test's architecture. Never a path on the server.
-fn load_model(st: &AppState, req: &RunRequest, test: &Test) -> Result<(Arc<Model>, String), Json> {
+/// The judge a request asks for: its `cat` text, a built-in name (a cat
+/// model or a machine), or the default for the test's architecture. Never
+/// a path on the server.
+fn resolve_judge(st: &AppState, req: &RunRequest, test: &Test) -> Result<Judge, Json> {
     if let Some(cat) = &req.cat {
         if req.model.is_some() {
             return Err(json!({
                 "error": "the request names both a built-in model and a cat text (expected one of them)"
             }));
         }
-        let model = Model::parse(CAT_FILE, cat, &builtin_includes)
-            .map_err(|d| diagnostic_json(CAT_FILE, &d))?;
-        return Ok((Arc::new(model), CAT_FILE.to_string()));
+        return crate::driver::registry::cat_text(CAT_FILE, cat)
+            .map_err(|d| diagnostic_json(CAT_FILE, &d));
     }
     let spec = req
         .model
         .as_deref()
         .unwrap_or_else(|| crate::models::default_for_arch(&test.arch));
-    let Some(b) = crate::models::builtin(spec) else {
-        let names: Vec<&str> = crate::models::BUILTINS
-            .iter()
-            .map(|b| b.name)
-            .chain(crate::models::ALIASES.iter().map(|a| a.0))
-            .chain(crate::op::judge::operational_models().map(|m| m.0))
-            .collect();
+    if !crate::driver::registry::is_builtin_name(spec) {
         return Err(json!({
             "error": format!(
                 "no built-in model named '{spec}' (expected one of {}, or a cat text in \"cat\")",
-                names.join(", ")
+                crate::driver::model_names().join(", ")
             )
         }));
-    };
-    let model = st
-        .models
-        .get(b.name)
-        .map_err(|message| json!({ "error": message }))?;
-    Ok((model, b.name.to_string()))
-}
-
-/// Resolves a request's `include "x.cat"` against the built-in files only:
-/// a request never reads the server's disk.
-fn builtin_includes(name: &str) -> Option<(String, String)> {
-    let stem = name.strip_suffix(".cat").unwrap_or(name);
-    if let Some(b) = crate::models::builtin(stem) {
-        return Some((format!("<builtin {}.cat>", b.name), b.source.to_string()));
     }
-    crate::models::INCLUDES
-        .iter()
-        .find(|(n, _)| *n == stem)
-        .map(|(n, src)| (format!("<builtin {n}.cat>"), src.to_string()))
+    st.models
+        .judge(spec)
+        .map_err(|message| json!({ "error": message }))
 }
 
 /// `{"error": rendered, "file", "line", "col", "message", "expected"}`.
@@ -199,98 +170,68 @@ pub fn diagnostic_json(file: &str, d: &Diagnostic) -> Json {
     body
 }
 
-/// The executions behind the result, for the page's graphs: witnesses,
-/// forbidden executions with the violated axiom's cycle, and allowed
-/// executions the model explains with its `why_` bindings.
-fn executions(test: &Test, r: &crate::exec::CheckResult) -> Json {
-    let mut out = Vec::new();
-    for (i, w) in r.witnesses.iter().enumerate() {
-        let title = format!("{} ({}) witness {}", r.test, r.model, i + 1);
-        out.push(execution(
-            test,
-            "witness",
-            &title,
-            &report::state_text(test, &r.observed, &w.state),
-            w,
-            &[],
-        ));
-    }
-    for f in &r.forbidden {
-        let title = format!("{} ({}) forbidden by {}", r.test, r.model, f.failure.check);
-        out.push(execution(
-            test,
-            "forbidden",
-            &title,
-            &report::state_text(test, &r.observed, &f.state),
-            &f.execution,
-            &f.failure.path,
-        ));
-    }
-    for a in &r.allowed_why {
-        let names: Vec<&str> = a.reasons.iter().map(|w| w.name.as_str()).collect();
-        let title = format!("{} ({}) allowed: {}", r.test, r.model, names.join(", "));
-        let steps: Vec<(usize, usize, String)> = a
-            .reasons
-            .iter()
-            .flat_map(|w| w.edges.iter().map(|(x, y, _)| (*x, *y, w.name.clone())))
-            .collect();
-        out.push(execution(
-            test,
-            "allowed-why",
-            &title,
-            &report::state_text(test, &r.observed, &a.state),
-            &a.execution,
-            &steps,
-        ));
-    }
-    Json::Array(out)
+/// The artefacts behind the result, for the page's graphs: the driver's
+/// list (witnesses, forbidden executions with the violated axiom's cycle,
+/// allowed executions the model explains, operational traces), the same
+/// that `run --dot` writes.
+fn executions(test: &Test, r: &CheckResult) -> Json {
+    crate::driver::artefacts::artefacts(test, r)
+        .iter()
+        .map(|a| execution(test, a))
+        .collect()
 }
 
-fn execution(
-    test: &Test,
-    kind: &str,
-    title: &str,
-    state: &str,
-    ex: &ExecutionView,
-    cycle: &[(usize, usize, String)],
-) -> Json {
-    let events: Vec<Json> = ex
-        .events
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            json!({
-                "name": report::event_name(i),
-                "thread": e.thread,
-                "kind": e.kind.to_string(),
-                "loc": e.loc,
-                "value": e.value.map(|v| crate::exec::value_text(test, v)),
-                "instr": e.instr,
-                "label": report::event_label(test, e),
-            })
+fn execution(test: &Test, a: &Artefact<'_>) -> Json {
+    let events: Vec<Json> = a
+        .execution
+        .map(|ex| {
+            ex.events
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    json!({
+                        "name": report::event_name(i),
+                        "thread": e.thread,
+                        "kind": e.kind.to_string(),
+                        "loc": e.loc,
+                        "value": e.value.map(|v| crate::ir::outcome::value_text(test, v)),
+                        "instr": e.instr,
+                        "label": report::event_label(test, e),
+                    })
+                })
+                .collect()
         })
-        .collect();
-    let edges: Vec<Json> = ex
-        .relations
-        .iter()
-        .flat_map(|(rel, es)| {
-            es.iter()
-                .map(move |(a, b)| json!({"rel": rel, "from": a, "to": b}))
+        .unwrap_or_default();
+    let edges: Vec<Json> = a
+        .execution
+        .map(|ex| {
+            ex.relations
+                .iter()
+                .flat_map(|(rel, es)| {
+                    es.iter()
+                        .map(move |(x, y)| json!({"rel": rel, "from": x, "to": y}))
+                })
+                .collect()
         })
-        .collect();
-    let steps: Vec<Json> = cycle
+        .unwrap_or_default();
+    let steps: Vec<Json> = a
+        .cycle
         .iter()
-        .map(|(a, b, rel)| json!({"rel": rel, "from": a, "to": b}))
+        .map(|(x, y, rel)| json!({"rel": rel, "from": x, "to": y}))
         .collect();
-    json!({
-        "kind": kind,
-        "title": title,
-        "state": state,
+    let mut body = json!({
+        "kind": a.kind.word(),
+        "title": a.title,
+        "state": a.state,
         "events": events,
         "edges": edges,
         "cycle": steps,
-        "dot": report::dot::execution_with_cycle(test, title, ex, cycle),
-    })
+        "dot": a.dot,
+    });
+    if a.kind == ArtefactKind::Trace {
+        body["steps"] = json!(a.steps);
+    }
+    body
 }
 
 /// The error for a check cut off by the server's time limit (the same

@@ -11,8 +11,6 @@
 //!   renderer, CSS), served with a policy that forbids any other origin.
 //! - [`examples`]: the bundled examples, the project's own verdict-tested
 //!   litmus files.
-//! - [`client`]: a small blocking HTTP/1.1 client for the tests and the
-//!   benchmark ([`bench`]).
 //!
 //! Checks never run on the async threads: each takes a permit of a worker
 //! pool ([`ServeLimits::workers`]) and runs in `spawn_blocking`; the request
@@ -22,9 +20,7 @@
 
 pub mod api;
 pub mod assets;
-pub mod bench;
 pub mod check;
-pub mod client;
 pub mod examples;
 pub mod step;
 

@@ -1,6 +1,6 @@
 //! The step view of operational models (`POST /api/step`): the page sends
 //! the test, the model and the transitions picked so far; the server
-//! replays them over the machine with [`crate::op::step::replay_view`], the
+//! replays them over the machine with [`crate::driver::replay_view`], the
 //! call `litmix step --replay` makes, and answers the state view (the
 //! [`crate::op::StateView`] JSON, enabled transitions numbered for the
 //! next pick) and the text `litmix step` prints. Stateless: undo is the
@@ -8,7 +8,7 @@
 
 use super::AppState;
 use super::check::{DEFAULT_FILE, diagnostic_json};
-use crate::op::step::{OpenError, StepError, replay_view};
+use crate::driver::{OpenError, StepError, replay_view};
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value as Json, json};

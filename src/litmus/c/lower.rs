@@ -912,6 +912,7 @@ impl Gen<'_> {
                         kind: BarrierKind::Sync,
                         id: Operand::Imm(Value::Int(0)),
                         count: None,
+                        executors: false,
                     },
                     all,
                 );

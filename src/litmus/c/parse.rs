@@ -24,7 +24,7 @@ pub(super) struct Parser<'a> {
 /// Whether herd's `S128` variant (128-bit values) is set: by the test's
 /// header or by `--variant S128`.
 fn has_s128_variant(src: &str) -> bool {
-    crate::models::variant_is_set("S128")
+    super::super::variant_is_set("S128")
         || src
             .lines()
             .take_while(|l| !l.trim_start().starts_with('{'))

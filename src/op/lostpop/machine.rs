@@ -4,10 +4,10 @@ use super::order::{makes_pred, order};
 use super::reduce::{Future, live_pair};
 use super::types::*;
 use crate::diag::Diagnostic;
-use crate::exec::{observed_terms, term_name, value_text};
+use crate::ir::outcome::{observed_terms, term_name, value_text};
 use crate::ir::{Address, Arch, InstrKind, Operand, Reg, RmwOp, Term, Test, Value};
 use crate::op::machine::{Machine, MachineError};
-use crate::op::view::{ConstraintView, ItemView, StateView, ThreadView};
+use crate::verdict::{ConstraintView, ItemView, StateView, ThreadView};
 use std::collections::HashMap;
 
 /// Static facts about one thread.
@@ -42,11 +42,26 @@ pub struct LostPop<'t> {
     all_x86: bool,
 }
 
-/// Whether a constraint out of `a` into a request of thread `t` is one of
-/// `t`'s own order constraints (A.2.2 (2a): `a` is `t`'s request or a
-/// predecessor at `t`) rather than an observation from another thread.
-fn enforced_at(a: &Req, t: u32) -> bool {
-    a.thread() == t || a.pred & bit(t) != 0
+/// Whether the constraint `a -> r` is one of the order constraints of
+/// `r`'s thread `t` (A.2.2 (2a): it must reach every thread of the edge's
+/// scope) rather than an observation from another thread (A.2.2 (2b): it
+/// must reach the target first). `a` of `t` itself: always. A predecessor
+/// at `t`: only when `t`'s order condition orders it before `r` (A.2.1 (2);
+/// x86 `R + pred -> R/W`, PTX rule 5 into a release); the observation edge
+/// that made it a predecessor, or one into a later plain PTX access, is
+/// another thread's constraint like any other. Treating every predecessor
+/// edge as an own-thread one made PTX reads ordered by an acquire, a fence
+/// or a dependency multi-copy-atomic (issue 27, docs/operational.md).
+/// An RMW predecessor keeps every edge an own-thread one: it propagates
+/// before it is satisfied, before its place in the coherence order is
+/// known, and a read ordered after it must not overtake the write it will
+/// read (`MP+rel+rmw+acq`).
+fn enforced_at(a: &Req, r: &Req, all: u64) -> bool {
+    let t = r.thread();
+    if a.thread() == t {
+        return true;
+    }
+    a.pred & bit(t) != 0 && (a.kind == Kind::Rmw || order(r.arch, a, r, t, true, all).is_some())
 }
 
 /// Whether plain read `r` may read its own thread's earlier write `a` to
@@ -614,13 +629,12 @@ impl<'t> LostPop<'t> {
     /// not reached its edge's scope, else the threads every other-thread
     /// blocker has reached. One pass over the edges into `r`.
     fn propagation_targets(&self, s: &LpState, r: &Req) -> u64 {
-        let rt = r.thread();
         let mut mask = self.all;
         for &(a, _, sc) in s.edges.iter().filter(|e| e.1 == r.id) {
             let Some(aq) = s.req(a) else {
                 continue;
             };
-            if enforced_at(aq, rt) {
+            if enforced_at(aq, r, self.all) {
                 let ok = if r.arch == LpArch::Ptx && r.sem.rel() {
                     // A.5.2, blocking rule (5): a release waits until every
                     // request order-constraints-preceding its blocker has
@@ -814,13 +828,12 @@ impl<'t> LostPop<'t> {
     /// fence, could be released by other locations' transitions).
     fn blocked_within(&self, s: &LpState, l: u32) -> bool {
         for q in s.reqs.iter().filter(|q| q.is_mem() && q.loc == l) {
-            let qt = q.thread();
             if q.reads() && !self.read_performable(s, q) {
                 let held = s.edges.iter().filter(|e| e.1 == q.id).any(|&(a, _, sc)| {
                     s.req(a).is_some_and(|aq| {
                         aq.is_mem()
                             && aq.loc == l
-                            && enforced_at(aq, qt)
+                            && enforced_at(aq, q, self.all)
                             && aq.prop & sc != sc
                             && !forwards(aq, q)
                     })
@@ -844,7 +857,7 @@ impl<'t> LostPop<'t> {
                 if !aq.is_mem() || aq.loc != l {
                     continue;
                 }
-                if enforced_at(aq, qt) {
+                if enforced_at(aq, q, self.all) {
                     if aq.prop & sc != sc {
                         closed = self.all;
                     }
@@ -914,12 +927,11 @@ impl<'t> LostPop<'t> {
     /// with no incoming order stay free (docs/operational.md, "Reads in
     /// program order, RMWs").
     fn read_performable(&self, s: &LpState, r: &Req) -> bool {
-        let rt = r.thread();
         s.edges.iter().filter(|e| e.1 == r.id).all(|&(a, _, sc)| {
             let Some(aq) = s.req(a) else {
                 return true;
             };
-            !enforced_at(aq, rt) || forwards(aq, r) || self.reached(s, a, sc, 0)
+            !enforced_at(aq, r, self.all) || forwards(aq, r) || self.reached(s, a, sc, 0)
         })
     }
 

@@ -38,4 +38,15 @@ mod reduce;
 mod types;
 
 pub use machine::LostPop;
+
+use crate::ir::Test;
+use crate::verdict::{CheckError, CheckOptions, CheckResult};
+
+/// LOST-POP as a judge: explores `test` (with the catch-up reduction when
+/// `catch_up`, docs/operational.md) through the one judge loop.
+pub fn judge(test: &Test, opts: &CheckOptions, catch_up: bool) -> Result<CheckResult, CheckError> {
+    let m = LostPop::new(test, opts.unroll)?;
+    let m = if catch_up { m } else { m.without_catch_up() };
+    super::judge::run_machine(test, &m, opts, &super::judge::Judging::new(opts))
+}
 pub use types::{LpState, LpTransition};

@@ -248,9 +248,17 @@
       results.append(h("h2", {}, "Executions"));
       const list = h("div", { class: "graphs", id: "graphs" });
       exs.forEach((ex) => {
+        const label = { witness: "Witness", forbidden: "Forbidden", trace: "Trace" }[ex.kind] || "Allowed, with a reason";
         const fig = h("figure", { class: "graph " + ex.kind },
-          h("figcaption", {}, h("b", {}, ex.kind === "witness" ? "Witness" : ex.kind === "forbidden" ? "Forbidden" : "Allowed, with a reason"),
+          h("figcaption", {}, h("b", {}, label),
             ` — ${ex.title}`, h("br"), h("code", {}, ex.state)));
+        if (ex.kind === "trace") {
+          // An operational witness: the transitions reaching the outcome.
+          fig.append(h("ol", { class: "trace" }, ...(ex.steps || []).map((s) => h("li", {}, s))),
+            h("details", {}, h("summary", {}, "DOT (order constraints)"), h("pre", {}, ex.dot)));
+          list.append(fig);
+          return;
+        }
         const wrap = h("div", { class: "svg-wrap" });
         wrap.append(LitmixGraph.render(ex));
         fig.append(wrap, LitmixGraph.legend(ex), h("details", {}, h("summary", {}, "DOT"), h("pre", {}, ex.dot)));

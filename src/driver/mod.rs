@@ -1,9 +1,26 @@
-//! Glue used by the CLI, the conformance harness and the benchmark: find
-//! litmus files, parse them, pick and cache models, check.
+//! The one path from a request to a verdict. Every caller (the command
+//! line, the playground server, mapping checks, stepping, conformance,
+//! fuzzing, comparison) comes through here: the driver finds and parses
+//! test files, resolves a model name to a judge ([`registry`]: a cat model
+//! or an operational machine, the only place a name chooses a judge),
+//! turns limits into options ([`limits`]), checks, and builds the report
+//! artefacts ([`artefacts`]: witness, forbidden and explained executions,
+//! traces) that callers only format.
+
+pub mod artefacts;
+pub mod limits;
+pub mod registry;
+pub mod step;
+
+pub use limits::Limits;
+pub use registry::{
+    Judge, MACHINES, MachineModel, OpenError, is_operational, machine, model_names,
+};
+pub use step::{Replayed, StepError, open_session, replay_view};
 
 use crate::cat::Model;
-use crate::exec::{CheckError, CheckOptions, CheckResult};
 use crate::ir::Test;
+use crate::verdict::{CheckError, CheckOptions, CheckResult};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -65,6 +82,20 @@ impl ModelCache {
             .map_err(|e| e.to_string())?
             .insert(spec.to_string(), m.clone());
         Ok(m)
+    }
+
+    /// The judge `spec` names: an operational machine, or a cat model
+    /// (built-in name, alias or `.cat` path, parsed once) reported under
+    /// the built-in's name or the spec as given.
+    pub fn judge(&self, spec: &str) -> Result<Judge, String> {
+        if let Some(m) = registry::machine(spec) {
+            return Ok(Judge::Machine(m));
+        }
+        let model = self.get(spec)?;
+        let name = crate::models::builtin(spec)
+            .map(|b| b.name.to_string())
+            .unwrap_or_else(|| spec.to_string());
+        Ok(Judge::Cat { model, name })
     }
 }
 
@@ -150,27 +181,17 @@ pub fn check_test(
     opts: &CheckOptions,
 ) -> FileOutcome {
     let spec = model.unwrap_or_else(|| crate::models::default_for_arch(&test.arch));
-    let checked = if crate::op::is_operational(spec) {
-        crate::op::judge::check(&test, spec, opts)
-    } else {
-        let model = match cache.get(spec) {
-            Ok(m) => m,
-            Err(message) => {
-                return FileOutcome::Failed {
-                    file,
-                    message,
-                    herd: None,
-                };
-            }
-        };
-        crate::exec::check(&test, &model, opts).map(|mut result| {
-            // Report the name users pass to --model, not the file's title.
-            result.model = crate::models::builtin(spec)
-                .map(|b| b.name.to_string())
-                .unwrap_or_else(|| spec.to_string());
-            result
-        })
+    let judge = match cache.judge(spec) {
+        Ok(j) => j,
+        Err(message) => {
+            return FileOutcome::Failed {
+                file,
+                message,
+                herd: None,
+            };
+        }
     };
+    let checked = judge.check(&test, opts);
     match checked {
         Ok(result) => FileOutcome::Checked {
             file,
@@ -190,16 +211,17 @@ pub fn check_test(
     }
 }
 
-/// The check of [`check_test`] for a test and a model already at hand, with
-/// the error kept structured (the playground server reports positions and
-/// limits as JSON fields); `model_name` is reported as `result.model`.
-pub fn check_parsed(
+/// Checks a parsed test with the judge `model` names (built-in, alias,
+/// machine or `.cat` path), for callers holding a name and no cache. A
+/// model that cannot be loaded is a [`CheckError::Limit`] with the loader's
+/// message.
+pub fn check_named(
     test: &Test,
-    model: &Model,
-    model_name: String,
+    model: &str,
     opts: &CheckOptions,
 ) -> Result<CheckResult, CheckError> {
-    let mut result = crate::exec::check(test, model, opts)?;
-    result.model = model_name;
-    Ok(result)
+    ModelCache::default()
+        .judge(model)
+        .map_err(CheckError::Limit)?
+        .check(test, opts)
 }

@@ -18,8 +18,8 @@ pub struct CompileArgs {
 
 /// `litmix mappings`: lists the built-in mappings.
 pub fn list() -> ExitCode {
-    for b in super::BUILTINS {
-        match super::format::parse(b.name, b.source) {
+    for b in litmix::mapping::BUILTINS {
+        match litmix::mapping::format::parse(b.name, b.source) {
             Ok(m) => println!(
                 "{:22} {} -> {}  {}",
                 m.name, m.source, m.target, m.description
@@ -35,7 +35,7 @@ pub fn list() -> ExitCode {
 
 /// `litmix compile`: prints each file compiled with the mapping.
 pub fn compile(a: CompileArgs) -> ExitCode {
-    let m = match super::load(&a.mapping) {
+    let m = match litmix::mapping::load(&a.mapping) {
         Ok(m) => m,
         Err(d) => {
             eprintln!("{}", d.render());
@@ -44,7 +44,7 @@ pub fn compile(a: CompileArgs) -> ExitCode {
     };
     let mut failed = false;
     for (i, f) in a.files.iter().enumerate() {
-        let src = match crate::litmus::parse_file(f) {
+        let src = match litmix::litmus::parse_file(f) {
             Ok(t) => t,
             Err(d) => {
                 eprintln!("{}", d.render());
@@ -52,7 +52,7 @@ pub fn compile(a: CompileArgs) -> ExitCode {
                 continue;
             }
         };
-        match super::compile::compile(&m, &src) {
+        match litmix::mapping::compile::compile(&m, &src) {
             Ok(c) => {
                 if i > 0 {
                     println!();
@@ -87,9 +87,9 @@ pub struct MappingLimits {
 }
 
 impl MappingLimits {
-    fn options(&self, why: bool) -> super::check::Options {
-        super::check::Options {
-            check: crate::exec::CheckOptions {
+    fn options(&self, why: bool) -> litmix::mapping::check::Options {
+        litmix::mapping::check::Options {
+            check: litmix::exec::CheckOptions {
                 unroll: self.unroll,
                 max_candidates: self.max_candidates,
                 ..Default::default()
@@ -121,13 +121,13 @@ pub struct CheckMappingArgs {
 }
 
 /// A report as the JSON object of `check-mapping --json`.
-pub fn report_json(r: &super::check::Report) -> serde_json::Value {
-    let state = |st: &[crate::ir::Value]| {
+pub fn report_json(r: &litmix::mapping::check::Report) -> serde_json::Value {
+    let state = |st: &[litmix::ir::Value]| {
         let mut o = serde_json::Map::new();
         for (n, v) in r.observed.iter().zip(st) {
             o.insert(
                 n.clone(),
-                serde_json::Value::String(crate::exec::value_text(&r.source, *v)),
+                serde_json::Value::String(litmix::exec::value_text(&r.source, *v)),
             );
         }
         serde_json::Value::Object(o)
@@ -147,7 +147,7 @@ pub fn report_json(r: &super::check::Report) -> serde_json::Value {
 }
 
 /// The text block of `check-mapping` for one report.
-pub fn report_text(r: &super::check::Report) -> String {
+pub fn report_text(r: &litmix::mapping::check::Report) -> String {
     let mut out = format!(
         "Test {} mapping {} ({} -> {}): {}\n",
         r.test,
@@ -157,7 +157,7 @@ pub fn report_text(r: &super::check::Report) -> String {
         r.verdict.name()
     );
     match r.verdict {
-        super::check::Verdict::Racy => out.push_str(&format!(
+        litmix::mapping::check::Verdict::Racy => out.push_str(&format!(
             "  the source program is undefined under {}: {}\n",
             r.source_model,
             r.undefined_flags.join(", ")
@@ -183,33 +183,33 @@ pub fn report_text(r: &super::check::Report) -> String {
 /// some test is unsound, 2 on errors.
 pub fn check_mapping(a: CheckMappingArgs) -> ExitCode {
     use rayon::prelude::*;
-    let m = match super::load(&a.mapping) {
+    let m = match litmix::mapping::load(&a.mapping) {
         Ok(m) => m,
         Err(d) => {
             eprintln!("{}", d.render());
             return ExitCode::from(2);
         }
     };
-    let files = crate::driver::collect_paths(&a.paths);
+    let files = litmix::driver::collect_paths(&a.paths);
     if files.is_empty() {
         eprintln!("litmix: no litmus files found in the given paths");
         return ExitCode::from(2);
     }
     let opts = a.limits.options(a.why);
-    let cache = crate::driver::ModelCache::default();
-    let results: Vec<Result<super::check::Report, String>> = files
+    let cache = litmix::driver::ModelCache::default();
+    let results: Vec<Result<litmix::mapping::check::Report, String>> = files
         .par_iter()
         .with_max_len(1)
         .map(|f| {
-            let src = crate::litmus::parse_file(f).map_err(|d| d.render())?;
-            super::check::check_test(&m, &src, &f.display().to_string(), &cache, &opts)
+            let src = litmix::litmus::parse_file(f).map_err(|d| d.render())?;
+            litmix::mapping::check::check_test(&m, &src, &f.display().to_string(), &cache, &opts)
         })
         .collect();
     let (mut errors, mut unsound) = (false, false);
     for r in results {
         match r {
             Ok(r) => {
-                unsound |= r.verdict == super::check::Verdict::Unsound;
+                unsound |= r.verdict == litmix::mapping::check::Verdict::Unsound;
                 if a.json {
                     println!("{}", report_json(&r));
                 } else {
@@ -300,9 +300,9 @@ pub struct VerifyMappingArgs {
 /// `litmix verify-mapping`: exit 0 with no counterexample, 1 with some, 2
 /// on errors.
 pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
-    use super::verify::{self, Event};
+    use litmix::mapping::verify::{self, Event};
     use std::io::IsTerminal;
-    let m = match super::load(&a.mapping) {
+    let m = match litmix::mapping::load(&a.mapping) {
         Ok(m) => m,
         Err(d) => {
             eprintln!("{}", d.render());
@@ -346,11 +346,11 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
     if let Some(bad) = a
         .orders
         .iter()
-        .find(|o| !super::format::ORDERS.contains(&o.as_str()))
+        .find(|o| !litmix::mapping::format::ORDERS.contains(&o.as_str()))
     {
         eprintln!(
             "litmix: unknown memory order '{bad}' (expected {})",
-            super::format::ORDERS.join(", ")
+            litmix::mapping::format::ORDERS.join(", ")
         );
         return ExitCode::from(2);
     }
@@ -444,7 +444,7 @@ pub fn verify_mapping(a: VerifyMappingArgs) -> ExitCode {
     }
 }
 
-fn print_summary(s: &super::verify::Summary, json: bool) {
+fn print_summary(s: &litmix::mapping::verify::Summary, json: bool) {
     if json {
         let mut v = serde_json::json!({
             "mapping": s.mapping,
@@ -521,7 +521,7 @@ pub fn merge(a: MergeArgs) -> ExitCode {
             }
         };
         let summary = text.lines().rev().find_map(|l| {
-            serde_json::from_str::<super::verify::Summary>(l)
+            serde_json::from_str::<litmix::mapping::verify::Summary>(l)
                 .ok()
                 .filter(|s| !s.mapping.is_empty())
         });
@@ -536,7 +536,7 @@ pub fn merge(a: MergeArgs) -> ExitCode {
             }
         }
     }
-    match super::verify::merge(&parts) {
+    match litmix::mapping::verify::merge(&parts) {
         Ok(s) => {
             print_summary(&s, a.json);
             if s.counterexamples > 0 {

@@ -1,6 +1,9 @@
 //! A small blocking HTTP/1.1 client over one keep-alive connection, enough
 //! to talk to the playground server in tests and in the benchmark (no
 //! TLS, no redirects; `Content-Length` and chunked bodies).
+// One file for two users: `serve --bench` (here) and the server tests
+// (`tests/serve_api.rs` includes it by path); each uses part of it.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -2,7 +2,7 @@
 //! /api/run`, and latency of `POST /api/step`, on loopback, against a
 //! server started in the same process.
 
-use super::client::Client;
+use super::http_client::Client;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -35,7 +35,7 @@ impl Latency {
 /// The request body for the benchmark's test: an example checked under its
 /// model, optionally with what the page asks for (`why`, `graphs`).
 pub fn body(example: &str, page: bool) -> Option<Vec<u8>> {
-    let e = super::examples::find(example)?;
+    let e = litmix::serve::examples::find(example)?;
     let v = serde_json::json!({
         "source": e.source,
         "model": e.model,
@@ -47,7 +47,7 @@ pub fn body(example: &str, page: bool) -> Option<Vec<u8>> {
 
 /// The `POST /api/step` body replaying `picks` over an example's machine.
 pub fn step_body(example: &str, picks: &[usize]) -> Option<Vec<u8>> {
-    let e = super::examples::find(example)?;
+    let e = litmix::serve::examples::find(example)?;
     let v = serde_json::json!({
         "source": e.source,
         "model": e.model,

@@ -6,6 +6,9 @@
 //! so a new dialect or qualifier needs no change in the engine, only a front
 //! end that emits the tag and a model that uses it.
 
+pub mod outcome;
+pub mod text;
+
 use std::fmt;
 use std::path::PathBuf;
 
@@ -310,6 +313,11 @@ pub enum InstrKind {
         kind: BarrierKind,
         id: Operand,
         count: Option<Operand>,
+        /// Without `count`: whether an instance waits for the threads of
+        /// the scope instance that execute a barrier with this `id` in the
+        /// execution (Dat3M's `bar.cta.sync i{, id}`) rather than for every
+        /// thread of it (the PTX ISA's `bar.sync a`).
+        executors: bool,
     },
     /// `dst = src`.
     Mov { dst: Reg, src: Operand },

@@ -1,7 +1,7 @@
 //! Final states and conditions: which terms a result observes, how they are
 //! named and printed, and whether a final state satisfies the condition.
 
-use crate::ir::{Prop, Term, Test, Value};
+use super::{Prop, Term, Test, Value};
 
 /// The terms a result reports: those of the condition, then `locations`.
 pub fn observed_terms(test: &Test) -> Vec<Term> {
@@ -61,11 +61,11 @@ pub fn value_text(test: &Test, v: Value) -> String {
     }
 }
 
-pub(super) fn state_lookup<'t>(observed: &'t [Term], state: &[Value]) -> Vec<(&'t Term, Value)> {
+pub fn state_lookup<'t>(observed: &'t [Term], state: &[Value]) -> Vec<(&'t Term, Value)> {
     observed.iter().zip(state.iter().copied()).collect()
 }
 
-pub(super) fn eval_prop(p: &Prop, st: &[(&Term, Value)]) -> bool {
+pub fn eval_prop(p: &Prop, st: &[(&Term, Value)]) -> bool {
     let term = |t: &Term| -> Value {
         match t {
             Term::Const(v) => *v,

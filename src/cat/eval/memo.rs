@@ -1,0 +1,235 @@
+//! Which parts of a program are static (the same for every candidate of a
+//! skeleton) and the memo plan that keeps their values across evaluations.
+
+use super::*;
+
+impl Program {
+    /// Which environment names and slots are static for `env` (see
+    /// `Environment::is_static`): a slot is static when its definition uses
+    /// only static names and static slots (no `with` variable, no `let rec`,
+    /// no function call).
+    pub fn static_parts(&self, env: &dyn Environment) -> (Vec<bool>, Vec<bool>) {
+        let env_static = self.env_static(env);
+        let mut slot_static = vec![false; self.slots.len()];
+        // Definitions only refer to earlier slots (recursion goes through
+        // groups, which are never static), so one pass in order suffices;
+        // iterate to a fixpoint anyway in case of forward references.
+        loop {
+            let mut changed = false;
+            for i in 0..self.slots.len() {
+                if slot_static[i] {
+                    continue;
+                }
+                if let SlotDef::Expr(e) = &self.slots[i].def
+                    && self.expr_static(e, &env_static, &slot_static)
+                {
+                    slot_static[i] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return (env_static, slot_static);
+            }
+        }
+    }
+
+    /// Numbers the operator nodes (unary, binary, `domain`, `range`,
+    /// `fencerel`) of the definitions and top-level checks, outside any
+    /// other construct, so that [`Program::memo_plan`] can keep the values
+    /// of their static ones. Copies of the program (pruning plans, the
+    /// native-`co` model) keep the numbers: a number names the same
+    /// subexpression in each.
+    pub fn number_memos(&mut self) {
+        fn number(e: &mut CExpr, next: &mut u32) {
+            if !matches!(
+                e.node,
+                Node::Unary(..)
+                    | Node::Binary(..)
+                    | Node::Domain(_)
+                    | Node::Range(_)
+                    | Node::FenceRel(..)
+            ) {
+                return;
+            }
+            e.memo = Some(*next);
+            *next += 1;
+            match &mut e.node {
+                Node::Unary(_, a) | Node::Domain(a) | Node::Range(a) | Node::FenceRel(a, _) => {
+                    number(a, next)
+                }
+                Node::Binary(_, _, a, b) => {
+                    number(a, next);
+                    number(b, next);
+                }
+                _ => {}
+            }
+        }
+        let mut next = self.memo_count as u32;
+        for s in &mut self.slots {
+            if let SlotDef::Expr(e) = &mut s.def {
+                number(e, &mut next);
+            }
+        }
+        for s in &mut self.stmts {
+            if let CStmt::Check(c) = s {
+                number(&mut c.expr, &mut next);
+            }
+        }
+        self.memo_count = next as usize;
+    }
+
+    /// Which numbered nodes keep their values per skeleton, given the
+    /// static names and slots: the largest static ones inside definitions
+    /// and checks that are not static themselves (a static definition is
+    /// kept whole). Such a node has the same value for every candidate of
+    /// a skeleton ([`Program::static_parts`]), so reading the kept value
+    /// gives what evaluating it would. Returns the plan and the number of
+    /// kept nodes.
+    pub fn memo_plan(&self, es: &[bool], ss: &[bool]) -> (MemoPlan, usize) {
+        let mut plan = vec![NO_MEMO; self.memo_count];
+        let mut kept = 0u32;
+        let mut mark = |e: &CExpr, outer_static: bool| {
+            let mut stack = vec![(e, outer_static)];
+            while let Some((e, outer)) = stack.pop() {
+                let Some(k) = e.memo else { continue };
+                let s = outer || self.static_in(e, es, ss, &[]);
+                if s && !outer {
+                    plan[k as usize] = kept;
+                    kept += 1;
+                }
+                match &e.node {
+                    Node::Unary(_, a) | Node::Domain(a) | Node::Range(a) | Node::FenceRel(a, _) => {
+                        stack.push((a, s))
+                    }
+                    Node::Binary(_, _, a, b) => {
+                        stack.push((a, s));
+                        stack.push((b, s));
+                    }
+                    _ => {}
+                }
+            }
+        };
+        for (i, s) in self.slots.iter().enumerate() {
+            if let SlotDef::Expr(e) = &s.def {
+                mark(e, ss.get(i).copied().unwrap_or(false));
+            }
+        }
+        for s in &self.stmts {
+            if let CStmt::Check(c) = s {
+                mark(&c.expr, false);
+            }
+        }
+        (plan, kept as usize)
+    }
+
+    /// Which environment names `env` calls static, by index.
+    pub fn env_static(&self, env: &dyn Environment) -> Vec<bool> {
+        self.env_names
+            .iter()
+            .map(|n| env.is_static(&n.name))
+            .collect()
+    }
+
+    /// Whether `e` has the same value for every environment agreeing on
+    /// the static names, given which locals (function arguments, `let`
+    /// values, captured values) are static. A function value is static when
+    /// its body is for static arguments.
+    fn expr_static(&self, e: &CExpr, env_static: &[bool], slot_static: &[bool]) -> bool {
+        self.static_in(e, env_static, slot_static, &[])
+    }
+
+    fn static_in(&self, e: &CExpr, es: &[bool], ss: &[bool], locals: &[bool]) -> bool {
+        let all =
+            |xs: &[CExpr], locals: &[bool]| xs.iter().all(|x| self.static_in(x, es, ss, locals));
+        match &e.node {
+            Node::EmptyRel
+            | Node::Universe
+            | Node::PrimRef(_)
+            | Node::Fail(_)
+            | Node::Tag(_)
+            | Node::BellSet(_) => true,
+            Node::MatchTag(sc, cs, d) => {
+                self.static_in(sc, es, ss, locals)
+                    && cs.iter().all(|(_, x)| self.static_in(x, es, ss, locals))
+                    && d.as_ref().is_none_or(|x| self.static_in(x, es, ss, locals))
+            }
+            Node::Proj(x, _, _) => self.static_in(x, es, ss, locals),
+            Node::Env(i) => es[*i],
+            Node::Slot(i) => ss[*i],
+            Node::Local(k) => locals.get(*k).copied().unwrap_or(false),
+            Node::Call(f, args) => {
+                all(args, locals) && {
+                    let func = &self.funcs[*f];
+                    self.static_in(&func.body, es, ss, &vec![true; func.arity])
+                }
+            }
+            Node::FuncRef(f) => {
+                let func = &self.funcs[*f];
+                self.static_in(&func.body, es, ss, &vec![true; func.arity])
+            }
+            Node::Lambda(l) => {
+                let lam = &self.lambdas[*l];
+                let mut inner = locals.to_vec();
+                inner.extend(std::iter::repeat_n(true, lam.arity));
+                self.static_in(&lam.body, es, ss, &inner)
+            }
+            Node::LetRec(lams, body) => {
+                let mut inner = locals.to_vec();
+                inner.extend(std::iter::repeat_n(true, lams.len()));
+                lams.iter().all(|&l| {
+                    let lam = &self.lambdas[l];
+                    let mut f = inner.clone();
+                    f.extend(std::iter::repeat_n(true, lam.arity));
+                    self.static_in(&lam.body, es, ss, &f)
+                }) && self.static_in(body, es, ss, &inner)
+            }
+            Node::LetIn(vals, body) => {
+                let mut inner = locals.to_vec();
+                for v in vals {
+                    inner.push(self.static_in(v, es, ss, locals));
+                }
+                self.static_in(body, es, ss, &inner)
+            }
+            Node::LetRecVals(g, body) => {
+                // Static when every member is, assuming the members are.
+                let mut inner = locals.to_vec();
+                let comps: usize = g.members.iter().map(|m| m.1.unwrap_or(0)).sum();
+                inner.extend(std::iter::repeat_n(true, g.members.len() + comps));
+                g.members
+                    .iter()
+                    .all(|m| self.static_in(&m.0, es, ss, &inner))
+                    && self.static_in(body, es, ss, &inner)
+            }
+            Node::MatchSet(sc, empty, nonempty) => {
+                let s = self.static_in(sc, es, ss, locals);
+                let mut inner = locals.to_vec();
+                inner.extend([s, s]);
+                s && self.static_in(empty, es, ss, locals)
+                    && self.static_in(nonempty, es, ss, &inner)
+            }
+            Node::PrimCall(p, args) => {
+                let env_ok = match p {
+                    Prim::Partition => self.loc_env.is_some_and(|i| es[i]),
+                    Prim::FenceRel => self
+                        .env_names
+                        .iter()
+                        .position(|n| n.name == "po")
+                        .is_some_and(|i| es[i]),
+                    _ => true,
+                };
+                env_ok && all(args, locals)
+            }
+            Node::Apply(f, a) => {
+                self.static_in(f, es, ss, locals) && self.static_in(a, es, ss, locals)
+            }
+            Node::Tuple(xs) | Node::ExplicitSet(xs) => all(xs, locals),
+            Node::Try(a, b) | Node::Binary(_, _, a, b) => {
+                self.static_in(a, es, ss, locals) && self.static_in(b, es, ss, locals)
+            }
+            Node::Unary(_, a) | Node::Domain(a) | Node::Range(a) => {
+                self.static_in(a, es, ss, locals)
+            }
+            Node::FenceRel(a, po) => es[*po] && self.static_in(a, es, ss, locals),
+        }
+    }
+}
