@@ -128,9 +128,10 @@ pub enum ExprKind {
     },
     /// `try e with e'`: `e`, or `e'` when evaluating `e` fails.
     Try(Box<Expr>, Box<Expr>),
-    /// `if "variant" then e1 else e2`, decided when the model is loaded.
-    IfVariant {
-        variant: String,
+    /// `if cond then e1 else e2`: a condition on variants is decided when
+    /// the model is loaded, one on values when the expression is evaluated.
+    If {
+        cond: Box<Cond>,
         then: Box<Expr>,
         els: Box<Expr>,
     },
@@ -146,6 +147,45 @@ pub enum ExprKind {
         clauses: Vec<(String, Expr)>,
         default: Option<Box<Expr>>,
     },
+}
+
+/// The condition of an `if` (herd's `cond`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cond {
+    /// A formula over variants (`"v"`, `variant "v"`, `not`, `&&`, `||`),
+    /// decided when the model is loaded.
+    Variants(VariantCond),
+    /// `e1 = e2`: the two values are equal.
+    Eq(Expr, Expr),
+    /// `e1 subset e2`: inclusion of event sets, relations or sets of values.
+    Subset(Expr, Expr),
+    /// `e1 in e2`: membership of a value in a set of values.
+    In(Expr, Expr),
+}
+
+/// A formula over model variants (herd's `-variant`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum VariantCond {
+    /// `"name"` (or `variant "name"`): set by `--variant name`.
+    Is(String),
+    /// `not c`.
+    Not(Box<VariantCond>),
+    /// `c1 && c2`.
+    And(Box<VariantCond>, Box<VariantCond>),
+    /// `c1 || c2`.
+    Or(Box<VariantCond>, Box<VariantCond>),
+}
+
+impl VariantCond {
+    /// Whether the formula holds when exactly `set` are set.
+    pub fn holds(&self, set: &[String]) -> bool {
+        match self {
+            VariantCond::Is(v) => set.contains(v),
+            VariantCond::Not(c) => !c.holds(set),
+            VariantCond::And(a, b) => a.holds(set) && b.holds(set),
+            VariantCond::Or(a, b) => a.holds(set) || b.holds(set),
+        }
+    }
 }
 
 /// Parameters of a function: one name (`fun x ->`, `let f x =`) or a tuple
@@ -243,9 +283,9 @@ pub enum Stmt {
         label: Option<String>,
         loc: Loc,
     },
-    /// `if "variant" instructions [else instructions] end`, decided at load.
+    /// `if variants instructions [else instructions] end`, decided at load.
     IfVariant {
-        variant: String,
+        variant: VariantCond,
         then: Vec<Stmt>,
         els: Vec<Stmt>,
         loc: Loc,

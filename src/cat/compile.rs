@@ -12,7 +12,9 @@
 //! site gives argument types. Definite mismatches are reported here; the
 //! interpreter checks the rest at run time.
 
-use super::ast::{BinOp, Binding, Check, Error, Expr, ExprKind, Loc, Pattern, Stmt, Test, UnOp};
+use super::ast::{
+    BinOp, Binding, Check, Cond, Error, Expr, ExprKind, Loc, Pattern, Stmt, Test, UnOp,
+};
 use super::eval::{
     CCheck, CExpr, CForall, CStmt, CWith, CWithFrom, EnvName, Func, Lambda, Node, Program,
     RecGroup, SlotDef, SlotInfo, Ty, ValueRec,
@@ -403,7 +405,7 @@ impl Compiler {
             Stmt::IfVariant {
                 variant, then, els, ..
             } => {
-                let branch = if self.variants.contains(variant) {
+                let branch = if variant.holds(&self.variants) {
                     then
                 } else {
                     els
@@ -911,13 +913,21 @@ impl Compiler {
                 Box::new(self.expr(a, locals)?),
                 Box::new(self.expr(b, locals)?),
             ),
-            ExprKind::IfVariant { variant, then, els } => {
-                return if self.variants.contains(variant) {
-                    self.expr(then, locals)
-                } else {
-                    self.expr(els, locals)
-                };
-            }
+            ExprKind::If { cond, then, els } => match &**cond {
+                Cond::Variants(v) => {
+                    return if v.holds(&self.variants) {
+                        self.expr(then, locals)
+                    } else {
+                        self.expr(els, locals)
+                    };
+                }
+                Cond::Eq(..) | Cond::Subset(..) | Cond::In(..) => {
+                    return Err(Error::new(
+                        e.loc,
+                        "'if' on a condition over values (=, subset, in) is not supported yet",
+                    ));
+                }
+            },
         };
         Ok(CExpr {
             node,

@@ -36,6 +36,10 @@ pub enum Kw {
     Then,
     Else,
     Try,
+    When,
+    Not,
+    Subset,
+    Variant,
 }
 
 impl Kw {
@@ -69,6 +73,10 @@ impl Kw {
             "then" => Kw::Then,
             "else" => Kw::Else,
             "try" => Kw::Try,
+            "when" => Kw::When,
+            "not" => Kw::Not,
+            "subset" => Kw::Subset,
+            "variant" => Kw::Variant,
             _ => return None,
         })
     }
@@ -104,6 +112,10 @@ impl Kw {
             Kw::Then => "then",
             Kw::Else => "else",
             Kw::Try => "try",
+            Kw::When => "when",
+            Kw::Not => "not",
+            Kw::Subset => "subset",
+            Kw::Variant => "variant",
         }
     }
 }
@@ -137,6 +149,8 @@ pub enum Tok {
     BarBar,
     /// `&`
     Amp,
+    /// `&&` (conditions on variants)
+    AmpAmp,
     /// `;`
     Semi,
     /// `\`
@@ -186,6 +200,7 @@ impl Tok {
             Tok::Bar => "'|'".into(),
             Tok::BarBar => "'||'".into(),
             Tok::Amp => "'&'".into(),
+            Tok::AmpAmp => "'&&'".into(),
             Tok::Semi => "';'".into(),
             Tok::Backslash => "'\\'".into(),
             Tok::Tilde => "'~'".into(),
@@ -344,7 +359,14 @@ impl Lexer<'_> {
             '}' => Tok::RBrace,
             ',' => Tok::Comma,
             '=' => Tok::Equal,
-            '&' => Tok::Amp,
+            '&' => {
+                if self.peek(0) == Some('&') {
+                    self.bump();
+                    Tok::AmpAmp
+                } else {
+                    Tok::Amp
+                }
+            }
             ';' => Tok::Semi,
             '\\' => Tok::Backslash,
             '~' => Tok::Tilde,

@@ -742,7 +742,7 @@ impl Loader<'_> {
                 variant, then, els, ..
             } = s
             {
-                let branch = if self.variants.contains(&variant) {
+                let branch = if variant.holds(self.variants) {
                     then
                 } else {
                     els

@@ -16,7 +16,8 @@
 //! | 9 | application `f(e, ...)`, `(e)`, `[e]` | |
 
 use super::ast::{
-    BinOp, Binding, Check, CheckMode, Error, Expr, ExprKind, File, Loc, Pattern, Stmt, Test, UnOp,
+    BinOp, Binding, Check, CheckMode, Cond, Error, Expr, ExprKind, File, Loc, Pattern, Stmt, Test,
+    UnOp, VariantCond,
 };
 use super::lexer::{Kw, Tok, Token, tokenize};
 
@@ -28,6 +29,7 @@ pub fn parse_file(src: &str, file: usize) -> Result<File, Error> {
         tokens,
         i: 0,
         prev_end: 0,
+        pending: Vec::new(),
     };
     p.file()
 }
@@ -38,6 +40,9 @@ struct Parser<'s> {
     i: usize,
     /// Byte offset just past the last consumed token.
     prev_end: usize,
+    /// Instructions an instruction brought along, to follow it (the check
+    /// of `let rec ... when`).
+    pending: Vec<Stmt>,
 }
 
 /// Collapses runs of whitespace into single spaces.
@@ -126,6 +131,7 @@ impl Parser<'_> {
         let mut stmts = Vec::new();
         while *self.tok() != Tok::Eof {
             stmts.push(self.stmt()?);
+            stmts.append(&mut self.pending);
         }
         Ok(File { title, stmts })
     }
@@ -242,13 +248,7 @@ impl Parser<'_> {
             }
             Tok::Kw(Kw::If) => {
                 self.advance();
-                let variant = match self.tok().clone() {
-                    Tok::Str(v) => {
-                        self.advance();
-                        v
-                    }
-                    _ => return Err(self.error_here("a quoted variant name")),
-                };
+                let variant = self.variant_or()?;
                 let then = self.stmts_until(&[Kw::Else, Kw::End])?;
                 let els = if self.eat(&Tok::Kw(Kw::Else)) {
                     self.stmts_until(&[Kw::End])?
@@ -341,7 +341,10 @@ impl Parser<'_> {
                         stops.iter().map(|k| format!("'{}'", k.as_str())).collect();
                     return Err(self.error_here(&what.join(" or ")));
                 }
-                _ => out.push(self.stmt()?),
+                _ => {
+                    out.push(self.stmt()?);
+                    out.append(&mut self.pending);
+                }
             }
         }
     }
@@ -391,6 +394,18 @@ impl Parser<'_> {
         let mut bindings = vec![self.binding()?];
         while self.eat(&Tok::Kw(Kw::And)) {
             bindings.push(self.binding()?);
+        }
+        if rec && *self.tok() == Tok::Kw(Kw::When) {
+            // `let rec ... when test e [as name]`: herd checks the test at
+            // each step of the fixpoint iteration and rejects the
+            // execution as soon as it fails. The iteration grows from the
+            // empty relation, so for the tests a relation can only fail
+            // more as it grows (acyclic, irreflexive, empty) this is the
+            // same as checking the fixpoint: the check follows the `let`.
+            let when = self.loc();
+            self.advance();
+            let check = self.check(CheckMode::Require, when)?;
+            self.pending.push(check);
         }
         // herd accepts an optional `in` after a top-level binding.
         self.eat(&Tok::Kw(Kw::In));
@@ -734,25 +749,14 @@ impl Parser<'_> {
             }
             Tok::Kw(Kw::If) => {
                 self.advance();
-                let variant = match self.tok().clone() {
-                    Tok::Str(v) => {
-                        self.advance();
-                        v
-                    }
-                    _ => {
-                        return Err(unsupported(
-                            self.loc(),
-                            "'if' on a condition other than a \"variant\"",
-                        ));
-                    }
-                };
+                let cond = self.cond()?;
                 self.expect(&Tok::Kw(Kw::Then), "'then'")?;
                 let then = self.expr()?;
                 self.expect(&Tok::Kw(Kw::Else), "'else'")?;
                 let els = self.expr()?;
                 Ok(Expr {
-                    kind: ExprKind::IfVariant {
-                        variant,
+                    kind: ExprKind::If {
+                        cond: Box::new(cond),
                         then: Box::new(then),
                         els: Box::new(els),
                     },
@@ -858,6 +862,76 @@ impl Parser<'_> {
             },
             loc,
         })
+    }
+
+    /// The condition of an expression `if`: a formula over variants, or
+    /// `e1 = e2`, `e1 subset e2`, `e1 in e2` (herd's `cond`).
+    fn cond(&mut self) -> Result<Cond, Error> {
+        let (start, prev_end) = (self.i, self.prev_end);
+        if matches!(
+            self.tok(),
+            Tok::Str(_) | Tok::Kw(Kw::Variant | Kw::Not) | Tok::LParen
+        ) {
+            match self.variant_or() {
+                Ok(v) if *self.tok() == Tok::Kw(Kw::Then) => return Ok(Cond::Variants(v)),
+                // `(` may open an expression instead: `(a | b) = c`.
+                Err(_) | Ok(_) if self.tokens[start].tok == Tok::LParen => {
+                    self.i = start;
+                    self.prev_end = prev_end;
+                }
+                Err(e) => return Err(e),
+                Ok(_) => return Err(self.error_here("'then'")),
+            }
+        }
+        let lhs = self.expr()?;
+        let mk: fn(Expr, Expr) -> Cond = match self.tok() {
+            Tok::Equal => Cond::Eq,
+            Tok::Kw(Kw::Subset) => Cond::Subset,
+            Tok::Kw(Kw::In) => Cond::In,
+            _ => return Err(self.error_here("'=', 'subset' or 'in' (a condition)")),
+        };
+        self.advance();
+        let rhs = self.expr()?;
+        Ok(mk(lhs, rhs))
+    }
+
+    /// `c1 || c2` over variants (`||` binds loosest, then `&&`, then `not`).
+    fn variant_or(&mut self) -> Result<VariantCond, Error> {
+        let mut lhs = self.variant_and()?;
+        while self.eat(&Tok::BarBar) {
+            let rhs = self.variant_and()?;
+            lhs = VariantCond::Or(Box::new(lhs), Box::new(rhs));
+        }
+        Ok(lhs)
+    }
+
+    fn variant_and(&mut self) -> Result<VariantCond, Error> {
+        let mut lhs = self.variant_not()?;
+        while self.eat(&Tok::AmpAmp) {
+            let rhs = self.variant_not()?;
+            lhs = VariantCond::And(Box::new(lhs), Box::new(rhs));
+        }
+        Ok(lhs)
+    }
+
+    fn variant_not(&mut self) -> Result<VariantCond, Error> {
+        if self.eat(&Tok::Kw(Kw::Not)) {
+            return Ok(VariantCond::Not(Box::new(self.variant_not()?)));
+        }
+        self.eat(&Tok::Kw(Kw::Variant));
+        match self.tok().clone() {
+            Tok::Str(v) => {
+                self.advance();
+                Ok(VariantCond::Is(v))
+            }
+            Tok::LParen => {
+                self.advance();
+                let c = self.variant_or()?;
+                self.expect(&Tok::RParen, "')'")?;
+                Ok(c)
+            }
+            _ => Err(self.error_here("a quoted variant name, 'not' or '('")),
+        }
     }
 
     fn pat_name(&mut self) -> Result<String, Error> {
@@ -987,7 +1061,7 @@ mod tests {
             ExprKind::LetIn { body, .. } => format!("let in {}", show(body)),
             ExprKind::MatchSet { scrutinee, .. } => format!("match {}", show(scrutinee)),
             ExprKind::Try(a, b) => format!("try {} with {}", show(a), show(b)),
-            ExprKind::IfVariant { variant, .. } => format!("if {variant}"),
+            ExprKind::If { cond, .. } => format!("if {cond:?}"),
             ExprKind::Tag(t) => format!("'{t}"),
             ExprKind::BellSet(t) => format!("bell '{t}"),
             ExprKind::MatchTag { scrutinee, .. } => format!("match-tag {}", show(scrutinee)),
@@ -1118,6 +1192,82 @@ include "x.cat"
         assert!(
             matches!(&f.stmts[2], Stmt::Call { args, label: Some(l), .. } if args.len() == 2 && l == "q")
         );
+    }
+
+    #[test]
+    fn conditions() {
+        // Formulas over variants: `not` binds tightest, then `&&`, then `||`.
+        let f = parse_file(
+            "let a = if not \"x\" && \"y\" || variant \"z\" then po else 0",
+            0,
+        )
+        .unwrap();
+        let Stmt::Let { bindings, .. } = &f.stmts[0] else {
+            panic!()
+        };
+        let ExprKind::If { cond, .. } = &bindings[0].body.kind else {
+            panic!()
+        };
+        let Cond::Variants(v) = &**cond else {
+            panic!("{cond:?}")
+        };
+        use VariantCond::*;
+        let is = |s: &str| Box::new(Is(s.into()));
+        assert_eq!(
+            *v,
+            Or(Box::new(And(Box::new(Not(is("x"))), is("y"))), is("z"))
+        );
+        assert!(v.holds(&["y".into()]));
+        assert!(!v.holds(&["x".into(), "y".into()]));
+        assert!(v.holds(&["x".into(), "z".into()]));
+        // A parenthesised formula, and `(` opening an expression instead.
+        for (src, variants) in [
+            ("if (\"a\" || \"b\") && \"c\" then po else 0", true),
+            ("if (po | rf) = po then po else 0", false),
+            ("if po subset rf then po else 0", false),
+            ("if 'a in {'a} then po else 0", false),
+        ] {
+            let f = parse_file(&format!("let a = {src}"), 0).unwrap();
+            let Stmt::Let { bindings, .. } = &f.stmts[0] else {
+                panic!()
+            };
+            let ExprKind::If { cond, .. } = &bindings[0].body.kind else {
+                panic!()
+            };
+            assert_eq!(matches!(**cond, Cond::Variants(_)), variants, "{src}");
+        }
+        // Instruction-level `if` takes formulas too.
+        let f = parse_file("if \"a\" || not \"b\" let x = po end", 0).unwrap();
+        assert!(matches!(
+            &f.stmts[0],
+            Stmt::IfVariant {
+                variant: VariantCond::Or(..),
+                ..
+            }
+        ));
+        let e = parse_file("let a = if po then 0 else 0", 0).unwrap_err();
+        assert_eq!(
+            e.expected.as_deref(),
+            Some("'=', 'subset' or 'in' (a condition)")
+        );
+    }
+
+    #[test]
+    fn let_rec_when_is_followed_by_its_check() {
+        let f = parse_file("let rec U = po | U;U\nwhen acyclic U as sc\nlet x = U", 0).unwrap();
+        assert_eq!(f.stmts.len(), 3);
+        assert!(matches!(&f.stmts[0], Stmt::Let { rec: true, .. }));
+        match &f.stmts[1] {
+            Stmt::Check(c) => {
+                assert_eq!(c.name.as_deref(), Some("sc"));
+                assert_eq!(c.mode, CheckMode::Require);
+                assert_eq!(c.text, "acyclic U");
+            }
+            s => panic!("{s:?}"),
+        }
+        // Inside a procedure body too.
+        let f = parse_file("procedure p() = let rec A = po when ~empty A end", 0).unwrap();
+        assert!(matches!(&f.stmts[0], Stmt::Procedure { body, .. } if body.len() == 2));
     }
 
     #[test]

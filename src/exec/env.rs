@@ -86,9 +86,11 @@ impl<'s, 'a> CandidateEnv<'s, 'a> {
     /// Whether [`CandidateEnv::herd_set`] gives `name` a value.
     fn has_herd_set(&self, name: &str) -> bool {
         match name {
-            "FW" | "Exp" | "NExp" => true,
+            "FW" | "Exp" | "NExp" | "EXEC" | "no-loc" => true,
+            n if HERD_EMPTY_SETS.contains(&n) => true,
             "X" => self.has_tag("X86"),
             "A" => self.has_tag("C"),
+            n if HERD_C_EMPTY_SETS.contains(&n) => self.has_tag("C"),
             _ => false,
         }
     }
@@ -104,7 +106,13 @@ impl<'s, 'a> CandidateEnv<'s, 'a> {
                 BitSet::from_indices(n, w.iter().filter(|&e| self.co.successors(e).is_empty()))
             }
             "Exp" => self.set_or_empty("M"),
+            // Memory events not executed speculatively: all of them.
+            "EXEC" => self.set_or_empty("M"),
+            // Events without a location: fences and barriers.
+            "no-loc" => self.set_or_empty("F").union(&self.set_or_empty("BAR")),
             "NExp" => BitSet::new(n),
+            e if HERD_EMPTY_SETS.contains(&e) => BitSet::new(n),
+            e if HERD_C_EMPTY_SETS.contains(&e) && self.has_tag("C") => BitSet::new(n),
             // x86 locked accesses.
             "X" if self.has_tag("X86") => self.set_or_empty("RMW").inter(&self.set_or_empty("X86")),
             // C/OpenCL atomic accesses.
@@ -122,6 +130,37 @@ impl<'s, 'a> CandidateEnv<'s, 'a> {
         })
     }
 }
+
+/// herd's sets of kinds of events litmix's front ends never produce
+/// (docs/cat-environment.md): speculation, branch commits, register
+/// accesses, faults and exceptions, TLB and tag operations, cut-offs.
+const HERD_EMPTY_SETS: &[&str] = &[
+    "SPEC",
+    "SPURIOUS",
+    "AMO",
+    "B",
+    "BCC",
+    "PRED",
+    "Rreg",
+    "Wreg",
+    "ADDR",
+    "DATA",
+    "CutOff",
+    "T",
+    "TLBI",
+    "FAULT",
+    "FAULT-RD",
+    "FAULT-WR",
+    "EXC-ENTRY",
+    "EXC-RET",
+    "Instr",
+];
+
+/// herd's sets of C tests for events litmix's C front end has no syntax
+/// for (locks, consume, bell annotations): empty in C/OpenCL tests.
+const HERD_C_EMPTY_SETS: &[&str] = &[
+    "LK", "LKR", "LKW", "LS", "LF", "UL", "RL", "RU", "CON", "annot",
+];
 
 /// The relations [`CandidateEnv`]'s `relation` builds itself (the others
 /// are the skeleton's).
@@ -143,6 +182,15 @@ const RELATIONS: &[&str] = &[
     "sm",
     "si",
     "same-instance",
+    "same-instr",
+    "same-static",
+    "amo",
+    "partial_po",
+    "iico_order",
+    "success",
+    "control",
+    "equiv-spec",
+    "same-low-order-bits",
 ];
 
 /// Predefined names whose value depends on the candidate's `rf`/`co`.
@@ -162,7 +210,7 @@ pub const KNOWN_TAGS: &[&str] = &[
     "R", "W", "M", "F", "IW", "RMW", "BAR", "WEAK", "RLX", "ACQ", "REL", "ACQ_REL", "SC", "CTA",
     "GPU", "SYS", "CPU", "VOL", "SYNC", "ARRIVE", "RED", "PTX", "X86", "MFENCE", "SURFACE",
     "TEXTURE", "CONSTANT", "PROXY", "ALIAS", "GENERIC", "C", "OPENCL", "NA", "WI", "WG", "DEV",
-    "GLOBAL", "LOCAL", "NAL", "REMOTE",
+    "GLOBAL", "LOCAL", "NAL", "REMOTE", "LFENCE", "SFENCE",
 ];
 
 /// True for names that denote tags (upper case, digits, `_`).
@@ -218,7 +266,21 @@ impl Environment for CandidateEnv<'_, '_> {
             // litmix's events are herd's events of one instruction instance
             // each (an RMW's read and write play herd's single C RMW event),
             // so these relate each event to itself.
-            "sm" | "si" | "same-instance" => Relation::identity(self.skel.len()),
+            "sm" | "si" | "same-instance" | "same-instr" | "same-static" => {
+                Relation::identity(self.skel.len())
+            }
+            // Accesses whose addresses agree on their low-order bits (herd's
+            // page-table models): litmix's locations are distinct
+            // addresses, so those of one location.
+            "same-low-order-bits" => self.rel("loc").clone(),
+            // Every litmix RMW is one instruction (herd's `amo`: `rmw`
+            // within one instruction).
+            "amo" => self.rel("rmw").clone(),
+            // No instruction has events unordered among themselves.
+            "partial_po" => self.rel("po").clone(),
+            // No intra-instruction order, store-exclusive success,
+            // control events or speculation.
+            "iico_order" | "success" | "control" | "equiv-spec" => Relation::new(self.skel.len()),
             _ => return self.skel.rels.get(name).cloned(),
         })
     }
