@@ -35,6 +35,7 @@ pub mod rel;
 pub mod report;
 pub mod serve;
 pub mod small_alloc;
+pub mod synth;
 
 /// Every program built on the library allocates through [`small_alloc::SmallAlloc`].
 #[global_allocator]

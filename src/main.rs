@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 use cli::{
     bench::BenchArgs, compare::CompareArgs, conform::ConformArgs, convert::ConvertArgs,
     fuzz::FuzzArgs, models::ModelsArgs, run::RunArgs, serve::ServeArgs, step::StepArgs,
+    synth::SynthArgs,
 };
 use std::process::ExitCode;
 
@@ -52,6 +53,8 @@ enum Command {
     VerifyMapping(litmix::mapping::cli::VerifyMappingArgs),
     /// Add up the `verify-mapping --json` summaries of shards.
     Merge(litmix::mapping::cli::MergeArgs),
+    /// Synthesise minimal forbidden tests of a model (or distinguishing ones: compare --distinguish).
+    Synth(SynthArgs),
     /// Serve the web playground (loopback by default; all assets embedded).
     Serve(ServeArgs),
 }
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Command::CheckMapping(a) => litmix::mapping::cli::check_mapping(a),
         Command::VerifyMapping(a) => litmix::mapping::cli::verify_mapping(a),
         Command::Merge(a) => litmix::mapping::cli::merge(a),
+        Command::Synth(a) => cli::synth::synth(a),
         Command::Serve(a) => cli::serve::serve(a),
     }
 }

@@ -39,6 +39,7 @@ pub mod models;
 pub mod run;
 pub mod serve;
 pub mod step;
+pub mod synth;
 
 /// Search limits shared by every command that checks tests.
 #[derive(Args, Clone)]
