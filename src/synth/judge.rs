@@ -55,6 +55,9 @@ pub struct Judge<'a> {
     cache: &'a ModelCache,
     opts: CheckOptions,
     memo: Mutex<HashMap<SProgram, Arc<Judged>>>,
+    sc_memo: Mutex<HashMap<SProgram, Arc<Judged>>>,
+    /// Outcomes an interleaving reaches are allowed without a model run.
+    pub sc_cut: bool,
     /// Model runs made.
     pub runs: AtomicU64,
 }
@@ -86,6 +89,8 @@ impl<'a> Judge<'a> {
             cache,
             opts,
             memo: Mutex::new(HashMap::new()),
+            sc_memo: Mutex::new(HashMap::new()),
+            sc_cut: true,
             runs: AtomicU64::new(0),
         })
     }
@@ -115,12 +120,35 @@ impl<'a> Judge<'a> {
     }
 
     /// Whether the model allows outcome `cond` of `p` (an empty program
-    /// allows everything).
+    /// allows everything). The test is judged in its canonical form
+    /// ([`super::program::canonical`]); with the SC cut on, an outcome some
+    /// interleaving reaches is allowed without a model run.
     pub fn allows(&self, p: &SProgram, cond: &Cond) -> Result<bool, String> {
         if p.threads.is_empty() {
             return Ok(true);
         }
-        Ok(self.judge(p)?.allows(self.vocab, cond))
+        let (q, c) = super::program::canonical(p, cond);
+        if self.sc_cut {
+            let sc = {
+                let memo = self.sc_memo.lock().map_err(|e| e.to_string())?;
+                memo.get(&q).cloned()
+            };
+            let sc = match sc {
+                Some(s) => s,
+                None => {
+                    let s = Arc::new(sc_judged(self.vocab, &q));
+                    self.sc_memo
+                        .lock()
+                        .map_err(|e| e.to_string())?
+                        .insert(q.clone(), s.clone());
+                    s
+                }
+            };
+            if sc.allows(self.vocab, &c) {
+                return Ok(true);
+            }
+        }
+        Ok(self.judge(&q)?.allows(self.vocab, &c))
     }
 
     fn run(&self, p: &SProgram) -> Result<Judged, String> {
@@ -182,4 +210,82 @@ pub fn condition(vocab: &Vocab, cond: &Cond) -> String {
 /// Terms of a condition, for callers that only need them.
 pub fn cond_terms(cond: &Cond) -> Vec<STerm> {
     cond.iter().map(|c| c.0).collect()
+}
+
+/// The final states of `p` under sequential consistency (every
+/// interleaving; an RMW is one atomic step, fences do nothing), in the
+/// form of a [`Judged`]. Every model litmix synthesises for allows these
+/// (none is stronger than SC), so an outcome found here needs no model run
+/// (the SC cut, docs/synthesis.md).
+pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
+    use super::program::{reads, writes};
+    let terms = p.terms(vocab);
+    let names = terms
+        .iter()
+        .map(|&t| term_result_name(vocab.dialect, t))
+        .collect();
+    let nl = p.locations();
+    let mut states: std::collections::HashSet<Vec<i64>> = std::collections::HashSet::new();
+    let mut pcs = vec![0usize; p.threads.len()];
+    let mut mem = vec![0u32; nl.max(1)];
+    let mut regs: Vec<Vec<u32>> = p
+        .threads
+        .iter()
+        .map(|t| {
+            let n = t.ops.iter().filter(|o| o.reg != u8::MAX).map(|o| o.reg as usize + 1).max();
+            vec![0; n.unwrap_or(0)]
+        })
+        .collect();
+    #[allow(clippy::too_many_arguments)]
+    fn go(
+        vocab: &Vocab,
+        p: &SProgram,
+        terms: &[STerm],
+        pcs: &mut Vec<usize>,
+        mem: &mut Vec<u32>,
+        regs: &mut Vec<Vec<u32>>,
+        out: &mut std::collections::HashSet<Vec<i64>>,
+    ) {
+        let mut done = true;
+        for t in 0..p.threads.len() {
+            let Some(o) = p.threads[t].ops.get(pcs[t]) else {
+                continue;
+            };
+            done = false;
+            let old_mem = mem[o.loc as usize];
+            let old_reg = if reads(vocab, o) { regs[t][o.reg as usize] } else { 0 };
+            if reads(vocab, o) {
+                regs[t][o.reg as usize] = old_mem;
+            }
+            if writes(vocab, o) {
+                mem[o.loc as usize] = o.value;
+            }
+            pcs[t] += 1;
+            go(vocab, p, terms, pcs, mem, regs, out);
+            pcs[t] -= 1;
+            mem[o.loc as usize] = old_mem;
+            if reads(vocab, o) {
+                regs[t][o.reg as usize] = old_reg;
+            }
+        }
+        if done {
+            out.insert(
+                terms
+                    .iter()
+                    .map(|t| match *t {
+                        STerm::Reg { thread, reg } => regs[thread][reg as usize] as i64,
+                        STerm::Loc(l) => mem[l as usize] as i64,
+                    })
+                    .collect(),
+            );
+        }
+    }
+    go(vocab, p, &terms, &mut pcs, &mut mem, &mut regs, &mut states);
+    let mut states: Vec<Vec<i64>> = states.into_iter().collect();
+    states.sort();
+    Judged {
+        names,
+        states,
+        flagged: false,
+    }
 }

@@ -89,15 +89,17 @@ pub struct Summary {
     pub judged: u64,
     /// Outcomes stated (conditions).
     pub outcomes: usize,
-    /// Forbidden (or distinguishing) outcomes.
+    /// Forbidden (or distinguishing) outcomes whose one-event removals
+    /// are all allowed (not distinguishing the same way).
     pub found: usize,
     /// Of those, minimal ones.
     pub minimal: usize,
     /// Minimal ones up to isomorphism, and with `--axiom` violating the
     /// named checks: the tests emitted.
     pub unique: usize,
-    /// Outcomes on a location written three times or more that were not
-    /// found: their coherence order is not pinned by final values.
+    /// Outcomes on a location written three times or more: their
+    /// coherence order is not pinned by final values (they are still
+    /// judged as tests: forbidden when every coherence order is).
     pub inexpressible: usize,
     /// Emitted tests that some model flags as racy.
     pub racy: usize,
@@ -121,7 +123,12 @@ pub fn run(r: &Run, progress: &(dyn Fn() + Sync)) -> Result<Summary, String> {
     let judges: Vec<Judge<'_>> = r
         .models
         .iter()
-        .map(|m| Judge::new(vocab, m, &[], &cache, r.opts.clone()))
+        .map(|m| {
+            Judge::new(vocab, m, &[], &cache, r.opts.clone()).map(|mut j| {
+                j.sc_cut = r.space.prune;
+                j
+            })
+        })
         .collect::<Result<_, _>>()?;
     let mode = match judges.as_slice() {
         [j] => Mode::Synth {

@@ -305,3 +305,139 @@ fn further_out(p: &SProgram, t: usize) -> Option<Place> {
     }
     None
 }
+
+/// The representative of a test's class under thread permutation (threads
+/// kept by non-increasing length) and renaming of locations, written
+/// values, registers, GPUs and CTAs (each numbered by first use): the
+/// least encoding over permutations. Weakened programs are judged in this
+/// form, so that every weakening of the same class shares one model run.
+pub fn canonical(p: &SProgram, c: &Cond) -> (SProgram, Cond) {
+    let n = p.threads.len();
+    let mut best: Option<(SProgram, Cond)> = None;
+    let mut perm: Vec<usize> = (0..n).collect();
+    // Threads by non-increasing length; permutations only within runs.
+    perm.sort_by_key(|&t| std::cmp::Reverse(p.threads[t].ops.len()));
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let mut j = i;
+        while j < n && p.threads[perm[j]].ops.len() == p.threads[perm[i]].ops.len() {
+            j += 1;
+        }
+        runs.push((i, j));
+        i = j;
+    }
+    fn each(
+        perm: &mut Vec<usize>,
+        runs: &[(usize, usize)],
+        r: usize,
+        k: usize,
+        f: &mut dyn FnMut(&[usize]),
+    ) {
+        if r == runs.len() {
+            f(perm);
+            return;
+        }
+        let (a, b) = runs[r];
+        if k == b {
+            each(perm, runs, r + 1, runs.get(r + 1).map_or(0, |x| x.0), f);
+            return;
+        }
+        for i in k..b {
+            perm.swap(k, i);
+            each(perm, runs, r, k + 1, f);
+            perm.swap(k, i);
+        }
+        let _ = a;
+    }
+    let start = runs.first().map_or(0, |x| x.0);
+    each(&mut perm, &runs, 0, start, &mut |perm| {
+        let cand = renamed(p, c, perm);
+        if best.as_ref().is_none_or(|b| cand < *b) {
+            best = Some(cand);
+        }
+    });
+    best.unwrap_or_else(|| (p.clone(), c.clone()))
+}
+
+/// `p` and `c` with threads in `perm`'s order and everything renumbered
+/// by first use.
+fn renamed(p: &SProgram, c: &Cond, perm: &[usize]) -> (SProgram, Cond) {
+    fn idx<T: PartialEq + Copy>(v: &mut Vec<T>, x: T) -> usize {
+        match v.iter().position(|&y| y == x) {
+            Some(i) => i,
+            None => {
+                v.push(x);
+                v.len() - 1
+            }
+        }
+    }
+    let mut locs: Vec<u8> = Vec::new();
+    let mut vals: Vec<u32> = Vec::new();
+    let mut devs: Vec<u8> = Vec::new();
+    let mut ctas: Vec<(u8, u8)> = Vec::new();
+    let mut regmap: Vec<Vec<u8>> = vec![Vec::new(); p.threads.len()];
+    let mut threads = Vec::with_capacity(p.threads.len());
+    for &t in perm {
+        let th = &p.threads[t];
+        let place = match th.place {
+            Place::Gpu { dev, wg } => Place::Gpu {
+                dev: idx(&mut devs, dev) as u8,
+                wg: idx(&mut ctas, (dev, wg)) as u8,
+            },
+            other => other,
+        };
+        let ops = th
+            .ops
+            .iter()
+            .map(|o| SOp {
+                entry: o.entry,
+                loc: if o.value == 0 && o.reg == u8::MAX {
+                    0
+                } else {
+                    idx(&mut locs, o.loc) as u8
+                },
+                value: if o.value == 0 {
+                    0
+                } else {
+                    idx(&mut vals, o.value) as u32 + 1
+                },
+                reg: if o.reg == u8::MAX {
+                    u8::MAX
+                } else {
+                    idx(&mut regmap[t], o.reg) as u8
+                },
+            })
+            .collect();
+        threads.push(SThread { place, ops });
+    }
+    let mut cond: Cond = c
+        .iter()
+        .map(|&(term, v)| {
+            let v = if v == 0 {
+                0
+            } else {
+                vals.iter().position(|&w| w == v).map_or(u32::MAX, |i| i as u32 + 1)
+            };
+            let term = match term {
+                STerm::Reg { thread, reg } => {
+                    let nt = perm.iter().position(|&x| x == thread).unwrap_or(usize::MAX);
+                    let nr = regmap
+                        .get(thread)
+                        .and_then(|m| m.iter().position(|&r| r == reg))
+                        .map_or(u8::MAX, |r| r as u8);
+                    STerm::Reg {
+                        thread: nt,
+                        reg: nr,
+                    }
+                }
+                STerm::Loc(l) => STerm::Loc(
+                    locs.iter().position(|&m| m == l).map_or(u8::MAX, |i| i as u8),
+                ),
+            };
+            (term, v)
+        })
+        .collect();
+    cond.sort();
+    (SProgram { threads }, cond)
+}

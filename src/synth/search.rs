@@ -3,8 +3,8 @@
 //! filled with vocabulary entries, each canonical program judged once and
 //! every outcome of it classified (docs/synthesis.md).
 
-use super::judge::Judge;
-use super::program::{Cond, SOp, SProgram, SThread, weakenings};
+use super::judge::{Judge, sc_judged};
+use super::program::{Cond, SOp, SProgram, SThread, Weakening, weakenings};
 use super::vocab::{Dialect, Vocab};
 use crate::mapping::enumerate::{
     self, OpKind, Op, Place, Reduce, Space, Thread, is_canonical_program, unit_hash,
@@ -68,8 +68,8 @@ pub struct Counts {
     pub outcomes: usize,
     /// Forbidden (synthesis) or distinguishing outcomes.
     pub found: usize,
-    /// Outcomes whose coherence the final values cannot pin (a location
-    /// written three times or more) and that were not found.
+    /// Outcomes whose coherence order the final values cannot pin (a
+    /// location written three times or more); still judged as tests.
     pub inexpressible: usize,
     /// Outcomes skipped by the strongest-program cut.
     pub cut: usize,
@@ -285,46 +285,81 @@ pub fn search_shape(
     for (pi, p) in programs_of(vocab, shape).into_iter().enumerate() {
         counts.programs += 1;
         let (outcomes, pinned) = p.outcomes(vocab);
+        let sc = prune.then(|| sc_judged(vocab, &p));
         for (ci, c) in outcomes.into_iter().enumerate() {
             counts.outcomes += 1;
+            if !pinned {
+                counts.inexpressible += 1;
+            }
+            // The SC cut: every model allows what an interleaving reaches.
+            if sc.as_ref().is_some_and(|s| s.allows(vocab, &c)) {
+                counts.cut += 1;
+                continue;
+            }
             if let (Some(t), Some(tj)) = (&top, &top_judged) {
                 // Same values and registers: the strongest program's
                 // outcome is the same condition.
                 debug_assert_eq!(t.terms(vocab), p.terms(vocab));
                 if tj.iter().all(|j| j.allows(vocab, &c)) {
                     counts.cut += 1;
-                    if !pinned {
-                        counts.inexpressible += 1;
-                    }
                     continue;
                 }
             }
-            let Some(dir) = classify(mode, &p, &c)? else {
-                if !pinned {
-                    counts.inexpressible += 1;
-                }
-                continue;
-            };
-            counts.found += 1;
-            let minimal = match mode {
+            let ws = match mode {
                 Mode::Synth {
                     criterion: Criterion::Forbidden,
                     ..
-                } => true,
-                _ => {
-                    let mut ok = true;
-                    for w in weakenings(vocab, &p, &c, places) {
-                        if w.program.threads.is_empty() {
-                            continue;
-                        }
-                        if classify(mode, &w.program, &w.cond)? == Some(dir) {
-                            ok = false;
-                            break;
-                        }
-                    }
-                    ok
-                }
+                } => Vec::new(),
+                _ => weakenings(vocab, &p, &c, places),
             };
+            let (removals, others): (Vec<_>, Vec<_>) =
+                ws.into_iter().partition(|w| w.what.starts_with("remove"));
+            // Synthesis: a removal that stays forbidden rules the outcome
+            // out before the program itself is judged.
+            let synth = matches!(mode, Mode::Synth { .. });
+            let blocked = |w: &Weakening, dir: bool| -> Result<bool, String> {
+                if w.program.threads.is_empty() {
+                    return Ok(false);
+                }
+                Ok(classify(mode, &w.program, &w.cond)? == Some(dir))
+            };
+            let mut removal_checked = false;
+            if synth {
+                let mut out = false;
+                for w in &removals {
+                    if blocked(w, false)? {
+                        out = true;
+                        break;
+                    }
+                }
+                if out {
+                    continue;
+                }
+                removal_checked = true;
+            }
+            let Some(dir) = classify(mode, &p, &c)? else {
+                continue;
+            };
+            let mut minimal = true;
+            if !removal_checked {
+                for w in &removals {
+                    if blocked(w, dir)? {
+                        minimal = false;
+                        break;
+                    }
+                }
+            }
+            if !minimal {
+                continue;
+            }
+            // Found: forbidden (or distinguishing), every removal allowed.
+            counts.found += 1;
+            for w in &others {
+                if blocked(w, dir)? {
+                    minimal = false;
+                    break;
+                }
+            }
             if minimal {
                 let racy = judges
                     .iter()
@@ -384,85 +419,7 @@ pub fn shape_count(vocab: &Vocab, sp: &Space2) -> usize {
     shapes(vocab, sp).len()
 }
 
-/// A key equal for isomorphic tests: the test's text under every thread
-/// permutation, locations renamed and values renumbered by first use, the
-/// least one.
-pub fn iso_key(vocab: &Vocab, p: &SProgram, c: &Cond) -> String {
-    let n = p.threads.len();
-    let mut best: Option<String> = None;
-    let mut perm: Vec<usize> = (0..n).collect();
-    permute(&mut perm, 0, &mut |perm| {
-        let mut locs: Vec<u8> = Vec::new();
-        let mut vals: Vec<u32> = vec![0];
-        let mut s = String::new();
-        let idx = |v: &mut Vec<u8>, x: u8| match v.iter().position(|&y| y == x) {
-            Some(i) => i,
-            None => {
-                v.push(x);
-                v.len() - 1
-            }
-        };
-        let mut devs: Vec<u8> = Vec::new();
-        let mut ctas: Vec<(u8, u8)> = Vec::new();
-        for &t in perm {
-            let th = &p.threads[t];
-            match th.place {
-                Place::Gpu { dev, wg } => {
-                    let d = idx(&mut devs, dev);
-                    let w = match ctas.iter().position(|&c| c == (dev, wg)) {
-                        Some(i) => i,
-                        None => {
-                            ctas.push((dev, wg));
-                            ctas.len() - 1
-                        }
-                    };
-                    s.push_str(&format!("|g{d}.{w}:"));
-                }
-                other => s.push_str(&format!("|{other:?}:")),
-            }
-            for o in &th.ops {
-                let l = idx(&mut locs, o.loc);
-                if o.value != 0 {
-                    vals.push(o.value);
-                }
-                s.push_str(&format!("{}.{l}.{};", o.entry, o.reg));
-            }
-        }
-        // The condition, terms renamed.
-        let mut terms: Vec<String> = c
-            .iter()
-            .map(|&(term, v)| {
-                let vi = vals.iter().position(|&w| w == v).unwrap_or(usize::MAX);
-                match term {
-                    super::program::STerm::Reg { thread, reg } => {
-                        let pt = perm.iter().position(|&x| x == thread).unwrap_or(0);
-                        format!("r{pt}.{reg}={vi}")
-                    }
-                    super::program::STerm::Loc(l) => {
-                        let li = locs.iter().position(|&m| m == l).unwrap_or(usize::MAX);
-                        format!("l{li}={vi}")
-                    }
-                }
-            })
-            .collect();
-        terms.sort();
-        s.push_str(&terms.join(","));
-        if best.as_ref().is_none_or(|b| s < *b) {
-            best = Some(s);
-        }
-    });
-    let _ = vocab;
-    best.unwrap_or_default()
-}
-
-fn permute(v: &mut Vec<usize>, k: usize, f: &mut dyn FnMut(&[usize])) {
-    if k == v.len() {
-        f(v);
-        return;
-    }
-    for i in k..v.len() {
-        v.swap(k, i);
-        permute(v, k + 1, f);
-        v.swap(k, i);
-    }
+/// A key equal for isomorphic tests: their common canonical form.
+pub fn iso_key(_vocab: &Vocab, p: &SProgram, c: &Cond) -> String {
+    format!("{:?}", super::program::canonical(p, c))
 }
