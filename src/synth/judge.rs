@@ -15,6 +15,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+type CanonEntry = Arc<(SProgram, super::program::Renaming)>;
+
 /// A program's allowed final states over all its terms.
 #[derive(Debug)]
 pub struct Judged {
@@ -56,6 +58,8 @@ pub struct Judge<'a> {
     opts: CheckOptions,
     memo: Mutex<HashMap<SProgram, Arc<Judged>>>,
     sc_memo: Mutex<HashMap<SProgram, Arc<Judged>>>,
+    /// Programs as met, to their canonical form and renaming.
+    canon_memo: Mutex<HashMap<SProgram, CanonEntry>>,
     /// Outcomes an interleaving reaches are allowed without a model run.
     pub sc_cut: bool,
     /// Model runs made.
@@ -90,6 +94,7 @@ impl<'a> Judge<'a> {
             opts,
             memo: Mutex::new(HashMap::new()),
             sc_memo: Mutex::new(HashMap::new()),
+            canon_memo: Mutex::new(HashMap::new()),
             sc_cut: true,
             runs: AtomicU64::new(0),
         })
@@ -127,16 +132,32 @@ impl<'a> Judge<'a> {
         if p.threads.is_empty() {
             return Ok(true);
         }
-        let (q, c) = super::program::canonical(p, cond);
+        let canon = {
+            let memo = self.canon_memo.lock().map_err(|e| e.to_string())?;
+            memo.get(p).cloned()
+        };
+        let canon = match canon {
+            Some(x) => x,
+            None => {
+                let x = Arc::new(super::program::canonical_program(p));
+                self.canon_memo
+                    .lock()
+                    .map_err(|e| e.to_string())?
+                    .insert(p.clone(), x.clone());
+                x
+            }
+        };
+        let q = &canon.0;
+        let c = canon.1.apply(cond);
         if self.sc_cut {
             let sc = {
                 let memo = self.sc_memo.lock().map_err(|e| e.to_string())?;
-                memo.get(&q).cloned()
+                memo.get(q).cloned()
             };
             let sc = match sc {
                 Some(s) => s,
                 None => {
-                    let s = Arc::new(sc_judged(self.vocab, &q));
+                    let s = Arc::new(sc_judged(self.vocab, q));
                     self.sc_memo
                         .lock()
                         .map_err(|e| e.to_string())?
@@ -148,7 +169,7 @@ impl<'a> Judge<'a> {
                 return Ok(true);
             }
         }
-        Ok(self.judge(&q)?.allows(self.vocab, &c))
+        Ok(self.judge(q)?.allows(self.vocab, &c))
     }
 
     fn run(&self, p: &SProgram) -> Result<Judged, String> {

@@ -312,46 +312,8 @@ fn further_out(p: &SProgram, t: usize) -> Option<Place> {
 /// least encoding over permutations. Weakened programs are judged in this
 /// form, so that every weakening of the same class shares one model run.
 pub fn canonical(p: &SProgram, c: &Cond) -> (SProgram, Cond) {
-    let n = p.threads.len();
     let mut best: Option<(SProgram, Cond)> = None;
-    let mut perm: Vec<usize> = (0..n).collect();
-    // Threads by non-increasing length; permutations only within runs.
-    perm.sort_by_key(|&t| std::cmp::Reverse(p.threads[t].ops.len()));
-    let mut runs: Vec<(usize, usize)> = Vec::new();
-    let mut i = 0;
-    while i < n {
-        let mut j = i;
-        while j < n && p.threads[perm[j]].ops.len() == p.threads[perm[i]].ops.len() {
-            j += 1;
-        }
-        runs.push((i, j));
-        i = j;
-    }
-    fn each(
-        perm: &mut Vec<usize>,
-        runs: &[(usize, usize)],
-        r: usize,
-        k: usize,
-        f: &mut dyn FnMut(&[usize]),
-    ) {
-        if r == runs.len() {
-            f(perm);
-            return;
-        }
-        let (a, b) = runs[r];
-        if k == b {
-            each(perm, runs, r + 1, runs.get(r + 1).map_or(0, |x| x.0), f);
-            return;
-        }
-        for i in k..b {
-            perm.swap(k, i);
-            each(perm, runs, r, k + 1, f);
-            perm.swap(k, i);
-        }
-        let _ = a;
-    }
-    let start = runs.first().map_or(0, |x| x.0);
-    each(&mut perm, &runs, 0, start, &mut |perm| {
+    for_each_order(p, &mut |perm| {
         let cand = renamed(p, c, perm);
         if best.as_ref().is_none_or(|b| cand < *b) {
             best = Some(cand);
@@ -363,6 +325,11 @@ pub fn canonical(p: &SProgram, c: &Cond) -> (SProgram, Cond) {
 /// `p` and `c` with threads in `perm`'s order and everything renumbered
 /// by first use.
 fn renamed(p: &SProgram, c: &Cond, perm: &[usize]) -> (SProgram, Cond) {
+    let (q, c, _) = renamed_full(p, c, perm);
+    (q, c)
+}
+
+fn renamed_full(p: &SProgram, c: &Cond, perm: &[usize]) -> (SProgram, Cond, Renaming) {
     fn idx<T: PartialEq + Copy>(v: &mut Vec<T>, x: T) -> usize {
         match v.iter().position(|&y| y == x) {
             Some(i) => i,
@@ -411,6 +378,47 @@ fn renamed(p: &SProgram, c: &Cond, perm: &[usize]) -> (SProgram, Cond) {
             .collect();
         threads.push(SThread { place, ops });
     }
+    let ren = Renaming {
+        perm: perm.to_vec(),
+        locs,
+        vals,
+        regmap,
+    };
+    let cond = ren.apply(c);
+    (SProgram { threads }, cond, ren)
+}
+
+/// How [`canonical_program`] renamed a program: applied to a condition of
+/// the original program, gives the condition of the canonical one.
+#[derive(Clone, Debug)]
+pub struct Renaming {
+    perm: Vec<usize>,
+    locs: Vec<u8>,
+    vals: Vec<u32>,
+    regmap: Vec<Vec<u8>>,
+}
+
+/// The canonical form of a program alone (least over thread permutations,
+/// as [`canonical`]) with the renaming that gives it: weakened programs
+/// are judged in this form, cached by their own text.
+pub fn canonical_program(p: &SProgram) -> (SProgram, Renaming) {
+    let empty = Cond::new();
+    let mut best: Option<(SProgram, Vec<usize>)> = None;
+    for_each_order(p, &mut |perm| {
+        let (q, _) = renamed(p, &empty, perm);
+        if best.as_ref().is_none_or(|b| q < b.0) {
+            best = Some((q, perm.to_vec()));
+        }
+    });
+    let perm = best.map(|b| b.1).unwrap_or_default();
+    let (q, _, ren) = renamed_full(p, &empty, &perm);
+    (q, ren)
+}
+
+impl Renaming {
+    /// The condition renamed.
+    pub fn apply(&self, c: &Cond) -> Cond {
+        let (perm, locs, vals, regmap) = (&self.perm, &self.locs, &self.vals, &self.regmap);
     let mut cond: Cond = c
         .iter()
         .map(|&(term, v)| {
@@ -439,5 +447,47 @@ fn renamed(p: &SProgram, c: &Cond, perm: &[usize]) -> (SProgram, Cond) {
         })
         .collect();
     cond.sort();
-    (SProgram { threads }, cond)
+    cond
+    }
+}
+
+/// Calls `f` on every order of `p`'s threads that keeps them by
+/// non-increasing length.
+fn for_each_order(p: &SProgram, f: &mut dyn FnMut(&[usize])) {
+    let n = p.threads.len();
+    let mut perm: Vec<usize> = (0..n).collect();
+    perm.sort_by_key(|&t| std::cmp::Reverse(p.threads[t].ops.len()));
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let mut j = i;
+        while j < n && p.threads[perm[j]].ops.len() == p.threads[perm[i]].ops.len() {
+            j += 1;
+        }
+        runs.push((i, j));
+        i = j;
+    }
+    fn each(
+        perm: &mut Vec<usize>,
+        runs: &[(usize, usize)],
+        r: usize,
+        k: usize,
+        f: &mut dyn FnMut(&[usize]),
+    ) {
+        if r == runs.len() {
+            f(perm);
+            return;
+        }
+        let b = runs[r].1;
+        if k == b {
+            each(perm, runs, r + 1, runs.get(r + 1).map_or(0, |x| x.0), f);
+            return;
+        }
+        for i in k..b {
+            perm.swap(k, i);
+            each(perm, runs, r, k + 1, f);
+            perm.swap(k, i);
+        }
+    }
+    each(&mut perm, &runs, 0, 0, f);
 }

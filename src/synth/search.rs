@@ -272,7 +272,13 @@ pub fn search_shape(
     };
     // The strongest-program cut: outcomes every judge allows there are
     // allowed in every program of the shape.
-    let top = if prune { strongest(vocab, shape) } else { None };
+    let programs = programs_of(vocab, shape);
+    // Worth it only when the shape has several programs.
+    let top = if prune && programs.len() > 1 {
+        strongest(vocab, shape)
+    } else {
+        None
+    };
     let top_judged = match &top {
         Some(t) => Some(
             judges
@@ -282,7 +288,7 @@ pub fn search_shape(
         ),
         None => None,
     };
-    for (pi, p) in programs_of(vocab, shape).into_iter().enumerate() {
+    for (pi, p) in programs.into_iter().enumerate() {
         counts.programs += 1;
         let (outcomes, pinned) = p.outcomes(vocab);
         let sc = prune.then(|| sc_judged(vocab, &p));
