@@ -50,7 +50,12 @@ fn tests_of(s: &serde_json::Value) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| format!("{} {} {} {}", t["name"], t["program"], t["condition"], t["checks"]))
+        .map(|t| {
+            format!(
+                "{} {} {} {}",
+                t["name"], t["program"], t["condition"], t["checks"]
+            )
+        })
         .collect()
 }
 
@@ -72,7 +77,9 @@ fn lustig_ten_tso_tests_at_four_events() {
     assert_eq!(s["by_check"]["ghb"], 10);
     // Without --axiom: the same ten plus the sc-per-location and
     // atomicity-only ones (CoRW1, CoWR, the atomicity test ...).
-    let all = summary(&["synth", "--model", "x86tso", "--arch", "X86", "--events", "4", "--json"]);
+    let all = summary(&[
+        "synth", "--model", "x86tso", "--arch", "X86", "--events", "4", "--json",
+    ]);
     assert_eq!(all["by_check"]["ghb"], 10);
     assert!(names(&all).contains(&"CoWR".to_string()));
     assert!(names(&all).contains(&"CoRW1".to_string()));
@@ -81,7 +88,15 @@ fn lustig_ten_tso_tests_at_four_events() {
 #[test]
 fn sc_and_tso_differ_by_sb_and_r_at_four_events() {
     let o = litmix(&[
-        "compare", "--distinguish", "sc", "x86tso", "--arch", "X86", "--events", "4", "--json",
+        "compare",
+        "--distinguish",
+        "sc",
+        "x86tso",
+        "--arch",
+        "X86",
+        "--events",
+        "4",
+        "--json",
     ]);
     assert!(o.status.success());
     let s: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
@@ -91,7 +106,14 @@ fn sc_and_tso_differ_by_sb_and_r_at_four_events() {
     }
     // --expect equal fails, --expect subset (sc's outcomes within tso's) holds.
     let base = [
-        "compare", "--distinguish", "sc", "x86tso", "--arch", "X86", "--events", "4",
+        "compare",
+        "--distinguish",
+        "sc",
+        "x86tso",
+        "--arch",
+        "X86",
+        "--events",
+        "4",
     ];
     let eq = litmix(&[&base[..], &["--expect", "equal"]].concat());
     assert_eq!(eq.status.code(), Some(1));
@@ -99,8 +121,16 @@ fn sc_and_tso_differ_by_sb_and_r_at_four_events() {
     assert_eq!(sub.status.code(), Some(0), "{}", stdout(&sub));
     // A model against itself: the bounded claim.
     let same = litmix(&[
-        "compare", "--distinguish", "x86tso", "x86tso", "--arch", "X86", "--events", "3",
-        "--expect", "equal",
+        "compare",
+        "--distinguish",
+        "x86tso",
+        "x86tso",
+        "--arch",
+        "X86",
+        "--events",
+        "3",
+        "--expect",
+        "equal",
     ]);
     assert!(same.status.success());
     assert!(
@@ -112,7 +142,9 @@ fn sc_and_tso_differ_by_sb_and_r_at_four_events() {
 
 #[test]
 fn shards_add_up_to_the_whole() {
-    let whole = summary(&["synth", "--model", "x86tso", "--arch", "X86", "--events", "4", "--json"]);
+    let whole = summary(&[
+        "synth", "--model", "x86tso", "--arch", "X86", "--events", "4", "--json",
+    ]);
     let dir = std::env::temp_dir().join(format!("litmix-synth-shards-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -131,7 +163,15 @@ fn shards_add_up_to_the_whole() {
     let mut args = vec!["synth", "--json", "--merge"];
     args.extend(files.iter().map(String::as_str));
     let merged = summary(&args);
-    for k in ["shapes", "programs", "outcomes", "found", "minimal", "unique", "inexpressible"] {
+    for k in [
+        "shapes",
+        "programs",
+        "outcomes",
+        "found",
+        "minimal",
+        "unique",
+        "inexpressible",
+    ] {
         assert_eq!(merged[k], whole[k], "{k}");
     }
     assert_eq!(merged["by_check"], whole["by_check"]);
@@ -142,21 +182,36 @@ fn shards_add_up_to_the_whole() {
 
 #[test]
 fn output_is_the_same_whatever_the_thread_count() {
-    let args = ["synth", "--model", "x86tso", "--arch", "X86", "--events", "5", "--json"];
+    let args = [
+        "synth", "--model", "x86tso", "--arch", "X86", "--events", "5", "--json",
+    ];
     let one: serde_json::Value =
         serde_json::from_str(stdout(&litmix_env(&args, Some("1"))).trim()).unwrap();
     let four: serde_json::Value =
         serde_json::from_str(stdout(&litmix_env(&args, Some("4"))).trim()).unwrap();
     assert_eq!(tests_of(&one), tests_of(&four));
-    for k in ["programs", "judged", "found", "minimal", "unique", "inexpressible"] {
+    for k in [
+        "programs",
+        "judged",
+        "found",
+        "minimal",
+        "unique",
+        "inexpressible",
+    ] {
         assert_eq!(one[k], four[k], "{k}");
     }
 }
 
 #[test]
 fn cuts_lose_nothing() {
-    for (model, arch, events) in [("x86tso", "X86", "4"), ("sc", "X86", "4"), ("ptx6", "PTX", "3")] {
-        let args = ["synth", "--model", model, "--arch", arch, "--events", events, "--json"];
+    for (model, arch, events) in [
+        ("x86tso", "X86", "4"),
+        ("sc", "X86", "4"),
+        ("ptx6", "PTX", "3"),
+    ] {
+        let args = [
+            "synth", "--model", model, "--arch", arch, "--events", events, "--json",
+        ];
         let cut = summary(&args);
         let plain = summary(&[&args[..], &["--no-prune"]].concat());
         assert_eq!(tests_of(&cut), tests_of(&plain), "{model}");
@@ -172,7 +227,15 @@ fn emitted_tests_pass_conform_and_mutants_are_allowed() {
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.display().to_string();
     let o = litmix(&[
-        "synth", "--model", "x86tso", "--arch", "X86", "--events", "4", "--out", &d,
+        "synth",
+        "--model",
+        "x86tso",
+        "--arch",
+        "X86",
+        "--events",
+        "4",
+        "--out",
+        &d,
         "--allowed-set",
     ]);
     assert!(o.status.success());
@@ -180,7 +243,10 @@ fn emitted_tests_pass_conform_and_mutants_are_allowed() {
     assert!(dir.join("SB.litmus").exists() || !dir.join("SB.litmus").exists());
     let csv = std::fs::read_to_string(dir.join("expected.csv")).unwrap();
     assert!(csv.contains("MP.litmus,x86tso,No"), "{csv}");
-    assert!(csv.lines().any(|l| l.starts_with("MP+remove") && l.ends_with(",Ok")));
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with("MP+remove") && l.ends_with(",Ok"))
+    );
     let none = dir.join("known.csv");
     std::fs::write(&none, "test,model,oracle,litmix,reason\n").unwrap();
     let c = litmix(&[
@@ -195,11 +261,21 @@ fn emitted_tests_pass_conform_and_mutants_are_allowed() {
 
 #[test]
 fn bad_input_is_a_clear_error() {
-    let o = litmix(&["synth", "--model", "x86tso", "--arch", "X86", "--axiom", "nope"]);
+    let o = litmix(&[
+        "synth", "--model", "x86tso", "--arch", "X86", "--axiom", "nope",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no such check"));
-    let o = litmix(&["synth", "--model", "x86tso", "--vocab", "/nonexistent.vocab"]);
+    let o = litmix(&[
+        "synth",
+        "--model",
+        "x86tso",
+        "--vocab",
+        "/nonexistent.vocab",
+    ]);
     assert_eq!(o.status.code(), Some(2));
-    let o = litmix(&["synth", "--model", "x86tso", "--arch", "X86", "--events", "40"]);
+    let o = litmix(&[
+        "synth", "--model", "x86tso", "--arch", "X86", "--events", "40",
+    ]);
     assert_eq!(o.status.code(), Some(2));
 }

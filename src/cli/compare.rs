@@ -150,7 +150,11 @@ fn distinguish(a: CompareArgs) -> ExitCode {
         }
     };
     super::synth::print_summary(&s, a.json);
-    let only_a = s.tests.iter().filter(|t| t.allowed_by.as_deref() == Some(ma.as_str())).count();
+    let only_a = s
+        .tests
+        .iter()
+        .filter(|t| t.allowed_by.as_deref() == Some(ma.as_str()))
+        .count();
     let only_b = s.tests.len() - only_a;
     if !a.json {
         let out = std::io::stdout();
@@ -162,7 +166,11 @@ fn distinguish(a: CompareArgs) -> ExitCode {
                 s.programs,
                 s.bound,
                 s.vocab,
-                if s.shard == "1/1" { String::new() } else { format!(" (shard {})", s.shard) }
+                if s.shard == "1/1" {
+                    String::new()
+                } else {
+                    format!(" (shard {})", s.shard)
+                }
             ));
         } else {
             emit(writeln!(
@@ -178,5 +186,9 @@ fn distinguish(a: CompareArgs) -> ExitCode {
             Some(ExpectArg::Subset) => only_a > 0,
             None => false,
         };
-    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

@@ -233,7 +233,11 @@ pub fn print_summary(s: &Summary, json: bool) {
         let parts: Vec<String> = s.by_check.iter().map(|(k, v)| format!("{k}:{v}")).collect();
         emit(writeln!(out, "  by check: {}", parts.join(" ")));
     }
-    let parts: Vec<String> = s.by_events.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+    let parts: Vec<String> = s
+        .by_events
+        .iter()
+        .map(|(k, v)| format!("{k}:{v}"))
+        .collect();
     emit(writeln!(out, "  by events: {}", parts.join(" ")));
     if s.verify_failures > 0 {
         emit(writeln!(

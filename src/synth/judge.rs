@@ -36,7 +36,10 @@ impl Judged {
             .iter()
             .map(|&(t, v)| {
                 let n = term_result_name(vocab.dialect, t);
-                self.names.iter().position(|m| *m == n).map(|i| (i, v as i64))
+                self.names
+                    .iter()
+                    .position(|m| *m == n)
+                    .map(|i| (i, v as i64))
             })
             .collect();
         let Some(idx) = idx else {
@@ -253,7 +256,12 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
         .threads
         .iter()
         .map(|t| {
-            let n = t.ops.iter().filter(|o| o.reg != u8::MAX).map(|o| o.reg as usize + 1).max();
+            let n = t
+                .ops
+                .iter()
+                .filter(|o| o.reg != u8::MAX)
+                .map(|o| o.reg as usize + 1)
+                .max();
             vec![0; n.unwrap_or(0)]
         })
         .collect();
@@ -274,7 +282,11 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
             };
             done = false;
             let old_mem = mem[o.loc as usize];
-            let old_reg = if reads(vocab, o) { regs[t][o.reg as usize] } else { 0 };
+            let old_reg = if reads(vocab, o) {
+                regs[t][o.reg as usize]
+            } else {
+                0
+            };
             if reads(vocab, o) {
                 regs[t][o.reg as usize] = old_mem;
             }

@@ -147,26 +147,35 @@ pub fn run(r: &Run, progress: &(dyn Fn() + Sync)) -> Result<Summary, String> {
         .filter(|f| seen.insert(search::iso_key(vocab, &f.program, &f.cond)))
         .collect();
     // Per-check labels (axiomatic models): each check alone forbids it.
-    let checks: Vec<(String, Judge<'_>)> = if r.models.len() == 1
-        && !crate::op::is_operational(&r.models[0])
-    {
-        cache
-            .get(&r.models[0])?
-            .checks()
-            .into_iter()
-            .map(|c| {
-                let j = Judge::new(vocab, &r.models[0], std::slice::from_ref(&c), &cache, r.opts.clone());
-                j.map(|j| (c, j))
-            })
-            .collect::<Result<_, _>>()?
-    } else {
-        Vec::new()
-    };
+    let checks: Vec<(String, Judge<'_>)> =
+        if r.models.len() == 1 && !crate::op::is_operational(&r.models[0]) {
+            cache
+                .get(&r.models[0])?
+                .checks()
+                .into_iter()
+                .map(|c| {
+                    let j = Judge::new(
+                        vocab,
+                        &r.models[0],
+                        std::slice::from_ref(&c),
+                        &cache,
+                        r.opts.clone(),
+                    );
+                    j.map(|j| (c, j))
+                })
+                .collect::<Result<_, _>>()?
+        } else {
+            Vec::new()
+        };
     if let Some(bad) = r.axioms.iter().find(|a| !checks.iter().any(|c| c.0 == **a)) {
         return Err(format!(
             "--axiom {bad}: {} has no such check (its checks: {})",
             r.models.join(" "),
-            checks.iter().map(|c| c.0.as_str()).collect::<Vec<_>>().join(", ")
+            checks
+                .iter()
+                .map(|c| c.0.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     let mut s = Summary {
@@ -240,7 +249,13 @@ pub fn run(r: &Run, progress: &(dyn Fn() + Sync)) -> Result<Summary, String> {
                     continue;
                 }
                 let mname = format!("{name}+{}", w.what);
-                let t = print::print(vocab, &w.program, &w.cond, &mname, &describe(vocab, &w.program));
+                let t = print::print(
+                    vocab,
+                    &w.program,
+                    &w.cond,
+                    &mname,
+                    &describe(vocab, &w.program),
+                );
                 mutants.push((mname, t));
             }
         }
@@ -323,7 +338,11 @@ pub fn describe(vocab: &Vocab, p: &SProgram) -> String {
                     if e.kind == crate::mapping::enumerate::OpKind::Fence {
                         e.name.clone()
                     } else {
-                        format!("{} {}", e.name, crate::mapping::enumerate::loc_name(o.loc as usize))
+                        format!(
+                            "{} {}",
+                            e.name,
+                            crate::mapping::enumerate::loc_name(o.loc as usize)
+                        )
                     }
                 })
                 .collect();
@@ -364,7 +383,13 @@ fn write_out(dir: &std::path::Path, s: &Summary) -> Result<(), String> {
 /// A name usable as a file name.
 fn file_safe(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "+-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "+-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -392,9 +417,21 @@ pub fn merge(parts: &[Summary]) -> Result<Summary, String> {
         ..Summary::default()
     };
     for p in parts {
-        if (&p.models, &p.arch, &p.vocab, p.bound, &p.axioms, &p.criterion)
-            != (&out.models, &out.arch, &out.vocab, out.bound, &out.axioms, &out.criterion)
-        {
+        if (
+            &p.models,
+            &p.arch,
+            &p.vocab,
+            p.bound,
+            &p.axioms,
+            &p.criterion,
+        ) != (
+            &out.models,
+            &out.arch,
+            &out.vocab,
+            out.bound,
+            &out.axioms,
+            &out.criterion,
+        ) {
             return Err("summaries of different runs".into());
         }
         let (k, pm) = p
@@ -403,7 +440,10 @@ pub fn merge(parts: &[Summary]) -> Result<Summary, String> {
             .and_then(|(k, m)| Some((k.parse::<usize>().ok()?, m.parse::<usize>().ok()?)))
             .ok_or_else(|| format!("bad shard '{}'", p.shard))?;
         if pm != m || k == 0 || k > m || seen[k - 1] {
-            return Err(format!("shard {} missing, repeated or of another split", p.shard));
+            return Err(format!(
+                "shard {} missing, repeated or of another split",
+                p.shard
+            ));
         }
         seen[k - 1] = true;
         out.shapes += p.shapes;
@@ -431,6 +471,7 @@ pub fn merge(parts: &[Summary]) -> Result<Summary, String> {
     if let Some(k) = seen.iter().position(|s| !s) {
         return Err(format!("shard {}/{m} missing", k + 1));
     }
-    out.tests.sort_by(|a, b| (a.events, &a.name).cmp(&(b.events, &b.name)));
+    out.tests
+        .sort_by(|a, b| (a.events, &a.name).cmp(&(b.events, &b.name)));
     Ok(out)
 }

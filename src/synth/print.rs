@@ -8,8 +8,8 @@ use crate::mapping::enumerate::{Place, loc_name};
 use std::fmt::Write as _;
 
 const X86_REGS: &[&str] = &[
-    "EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "R8D", "R9D", "R10D", "R11D", "R12D", "R13D",
-    "R14D", "R15D",
+    "EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "R8D", "R9D", "R10D", "R11D", "R12D", "R13D", "R14D",
+    "R15D",
 ];
 
 /// The name of register `reg` in `dialect`.
@@ -118,11 +118,10 @@ pub fn print(vocab: &Vocab, p: &SProgram, cond: &Cond, name: &str, comment: &str
             };
             s.push_str(&row(heads.iter().map(String::as_str).collect()));
             for r in 0..rows {
-                s.push_str(&row(
-                    cols.iter()
-                        .map(|c| c.get(r).map_or("", String::as_str))
-                        .collect(),
-                ));
+                s.push_str(&row(cols
+                    .iter()
+                    .map(|c| c.get(r).map_or("", String::as_str))
+                    .collect()));
             }
         }
         Dialect::C | Dialect::OpenCl => {

@@ -292,12 +292,22 @@ fn further_out(p: &SProgram, t: usize) -> Option<Place> {
             _ => None,
         })
         .collect();
-    let new_wg = others.iter().map(|o| o.1 + 1).max().unwrap_or(0).max(wg + 1);
+    let new_wg = others
+        .iter()
+        .map(|o| o.1 + 1)
+        .max()
+        .unwrap_or(0)
+        .max(wg + 1);
     if others.iter().any(|&o| o == (dev, wg)) {
         return Some(Place::Gpu { dev, wg: new_wg });
     }
     if others.iter().any(|o| o.0 == dev) {
-        let new_dev = others.iter().map(|o| o.0 + 1).max().unwrap_or(0).max(dev + 1);
+        let new_dev = others
+            .iter()
+            .map(|o| o.0 + 1)
+            .max()
+            .unwrap_or(0)
+            .max(dev + 1);
         return Some(Place::Gpu {
             dev: new_dev,
             wg: new_wg,
@@ -419,35 +429,39 @@ impl Renaming {
     /// The condition renamed.
     pub fn apply(&self, c: &Cond) -> Cond {
         let (perm, locs, vals, regmap) = (&self.perm, &self.locs, &self.vals, &self.regmap);
-    let mut cond: Cond = c
-        .iter()
-        .map(|&(term, v)| {
-            let v = if v == 0 {
-                0
-            } else {
-                vals.iter().position(|&w| w == v).map_or(u32::MAX, |i| i as u32 + 1)
-            };
-            let term = match term {
-                STerm::Reg { thread, reg } => {
-                    let nt = perm.iter().position(|&x| x == thread).unwrap_or(usize::MAX);
-                    let nr = regmap
-                        .get(thread)
-                        .and_then(|m| m.iter().position(|&r| r == reg))
-                        .map_or(u8::MAX, |r| r as u8);
-                    STerm::Reg {
-                        thread: nt,
-                        reg: nr,
+        let mut cond: Cond = c
+            .iter()
+            .map(|&(term, v)| {
+                let v = if v == 0 {
+                    0
+                } else {
+                    vals.iter()
+                        .position(|&w| w == v)
+                        .map_or(u32::MAX, |i| i as u32 + 1)
+                };
+                let term = match term {
+                    STerm::Reg { thread, reg } => {
+                        let nt = perm.iter().position(|&x| x == thread).unwrap_or(usize::MAX);
+                        let nr = regmap
+                            .get(thread)
+                            .and_then(|m| m.iter().position(|&r| r == reg))
+                            .map_or(u8::MAX, |r| r as u8);
+                        STerm::Reg {
+                            thread: nt,
+                            reg: nr,
+                        }
                     }
-                }
-                STerm::Loc(l) => STerm::Loc(
-                    locs.iter().position(|&m| m == l).map_or(u8::MAX, |i| i as u8),
-                ),
-            };
-            (term, v)
-        })
-        .collect();
-    cond.sort();
-    cond
+                    STerm::Loc(l) => STerm::Loc(
+                        locs.iter()
+                            .position(|&m| m == l)
+                            .map_or(u8::MAX, |i| i as u8),
+                    ),
+                };
+                (term, v)
+            })
+            .collect();
+        cond.sort();
+        cond
     }
 }
 

@@ -7,7 +7,7 @@ use super::judge::{Judge, sc_judged};
 use super::program::{Cond, SOp, SProgram, SThread, Weakening, weakenings};
 use super::vocab::{Dialect, Vocab};
 use crate::mapping::enumerate::{
-    self, OpKind, Op, Place, Reduce, Space, Thread, is_canonical_program, unit_hash,
+    self, Op, OpKind, Place, Reduce, Space, Thread, is_canonical_program, unit_hash,
 };
 use rayon::prelude::*;
 
@@ -77,11 +77,12 @@ pub struct Counts {
 
 /// Every shape of the search, in enumeration order, with its number.
 pub fn shapes(vocab: &Vocab, sp: &Space2) -> Vec<(usize, Vec<Thread>)> {
-    let kinds: Vec<(OpKind, u8, u8, bool)> = [OpKind::Load, OpKind::Store, OpKind::Rmw, OpKind::Fence]
-        .into_iter()
-        .filter(|&k| vocab.has(k))
-        .map(|k| (k, 0, 0, false))
-        .collect();
+    let kinds: Vec<(OpKind, u8, u8, bool)> =
+        [OpKind::Load, OpKind::Store, OpKind::Rmw, OpKind::Fence]
+            .into_iter()
+            .filter(|&k| vocab.has(k))
+            .map(|k| (k, 0, 0, false))
+            .collect();
     let scoped = vocab.dialect == Dialect::Ptx;
     let space = Space {
         bound: sp.bound,

@@ -199,20 +199,19 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
             continue;
         };
         let arg = |k: usize| -> Result<&(usize, String, bool), VocabError> {
-            ws.get(k).ok_or_else(|| {
-                err(
-                    ln,
-                    line.len() + 1,
-                    format!("'{head}' needs an argument"),
-                )
-            })
+            ws.get(k)
+                .ok_or_else(|| err(ln, line.len() + 1, format!("'{head}' needs an argument")))
         };
         match head.as_str() {
             "vocab" => name = Some(arg(1)?.1.clone()),
             "arch" => {
                 let (c, a, _) = arg(1)?;
                 dialect = Some(Dialect::parse(a).ok_or_else(|| {
-                    err(ln, *c, format!("unknown arch '{a}': expected X86, PTX, C or OpenCL"))
+                    err(
+                        ln,
+                        *c,
+                        format!("unknown arch '{a}': expected X86, PTX, C or OpenCL"),
+                    )
                 })?);
             }
             "rmw-events" => {
@@ -257,7 +256,9 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
                         return Err(err(
                             ln,
                             *c,
-                            format!("unexpected '{w}': expected a quoted line, 'weaker NAME' or 'split READ WRITE'"),
+                            format!(
+                                "unexpected '{w}': expected a quoted line, 'weaker NAME' or 'split READ WRITE'"
+                            ),
                         ));
                     }
                 }
@@ -277,7 +278,9 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
                 return Err(err(
                     ln,
                     *col,
-                    format!("unknown directive '{head}': expected vocab, arch, rmw-events, scopes, load, store, rmw or fence"),
+                    format!(
+                        "unknown directive '{head}': expected vocab, arch, rmw-events, scopes, load, store, rmw or fence"
+                    ),
                 ));
             }
         }
@@ -289,7 +292,11 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
     for (ri, r) in raws.iter().enumerate() {
         if r.name.contains("{s}") {
             if scopes.is_empty() {
-                return Err(err(r.line, 1, format!("'{}' has a scope but no 'scopes' line precedes", r.name)));
+                return Err(err(
+                    r.line,
+                    1,
+                    format!("'{}' has a scope but no 'scopes' line precedes", r.name),
+                ));
             }
             for (si, s) in scopes.iter().enumerate() {
                 entries.push(Entry {
