@@ -39,3 +39,4 @@ pub mod report;
 pub mod serve;
 pub mod small_alloc;
 pub mod verdict;
+pub mod synth;

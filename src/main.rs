@@ -16,6 +16,7 @@ static GLOBAL: litmix::small_alloc::SmallAlloc = litmix::small_alloc::SmallAlloc
 use cli::{
     bench::BenchArgs, compare::CompareArgs, conform::ConformArgs, convert::ConvertArgs,
     fuzz::FuzzArgs, hw::HwArgs, models::ModelsArgs, run::RunArgs, serve::ServeArgs, step::StepArgs,
+    synth::SynthArgs,
 };
 use std::process::ExitCode;
 
@@ -58,6 +59,8 @@ enum Command {
     VerifyMapping(cli::mapping::VerifyMappingArgs),
     /// Add up the `verify-mapping --json` summaries of shards.
     Merge(cli::mapping::MergeArgs),
+    /// Synthesise minimal forbidden tests of a model (or distinguishing ones: compare --distinguish).
+    Synth(SynthArgs),
     /// Serve the web playground (loopback by default; all assets embedded).
     Serve(ServeArgs),
     /// Run PTX tests on an NVIDIA GPU and check the states seen against the model.
@@ -80,6 +83,7 @@ fn main() -> ExitCode {
         Command::CheckMapping(a) => cli::mapping::check_mapping(a),
         Command::VerifyMapping(a) => cli::mapping::verify_mapping(a),
         Command::Merge(a) => cli::mapping::merge(a),
+        Command::Synth(a) => cli::synth::synth(a),
         Command::Serve(a) => cli::serve::serve(a),
         Command::Hw(a) => cli::hw::hw(a),
     }

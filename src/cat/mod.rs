@@ -309,6 +309,44 @@ impl Model {
         Ok(())
     }
 
+    /// The model with only the non-flag checks labelled `keep` (as
+    /// [`Model::checks`] names them): every other forbidding check is
+    /// dropped, flags and definitions stay. Test synthesis judges one
+    /// axiom at a time with it (`litmix synth --axiom`, docs/synthesis.md).
+    /// An unknown label is an error naming the model's checks.
+    pub fn restricted_to(&self, keep: &[String]) -> Result<Model, String> {
+        let known = self.checks();
+        if let Some(bad) = keep.iter().find(|k| !known.contains(k)) {
+            return Err(format!(
+                "model {} has no check '{bad}' (its checks: {})",
+                self.name,
+                known.join(", ")
+            ));
+        }
+        fn filter(stmts: &mut Vec<CStmt>, keep: &[String]) {
+            stmts.retain(|s| match s {
+                CStmt::Check(c) => c.mode != CheckMode::Require || keep.contains(&c.label),
+                _ => true,
+            });
+            for s in stmts.iter_mut() {
+                if let CStmt::Forall(f) = s {
+                    filter(&mut f.body, keep);
+                }
+            }
+        }
+        let mut program = self.program.clone();
+        filter(&mut program.stmts, keep);
+        program.with_checks = monotone::with_plans(&program);
+        Ok(Model {
+            name: format!("{}[{}]", self.name, keep.join(",")),
+            files: self.files.clone(),
+            program,
+            native: std::sync::OnceLock::new(),
+            search_plans: std::sync::OnceLock::new(),
+            statics: std::sync::OnceLock::new(),
+        })
+    }
+
     /// Whether the model builds `co` itself (`with co from ...`, as herd's
     /// `cos.cat` does): the engine then leaves `co` to it.
     pub fn binds_co(&self) -> bool {

@@ -18,8 +18,15 @@ pub enum ExpectArg {
 #[derive(Args)]
 pub struct CompareArgs {
     /// The two models (axiomatic or operational), `--model A --model B`.
-    #[arg(long, required = true, num_args = 1)]
+    #[arg(long, required_unless_present = "distinguish", num_args = 1)]
     pub model: Vec<String>,
+    /// Instead of comparing files: every minimal program up to `--events`
+    /// over a vocabulary whose outcome one model allows and the other
+    /// forbids (docs/synthesis.md).
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    pub distinguish: Vec<String>,
+    #[command(flatten)]
+    pub space: super::synth::SpaceArgs,
     /// Make the exit status check it: every test has equal allowed states,
     /// or A's are a subset of B's. Errors fail it too.
     #[arg(long, value_enum)]
@@ -30,12 +37,15 @@ pub struct CompareArgs {
     #[command(flatten)]
     pub limits: Limits,
     /// Litmus files or directories.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "distinguish")]
     pub paths: Vec<PathBuf>,
 }
 
 /// Runs `litmix compare`.
 pub fn compare(a: CompareArgs) -> ExitCode {
+    if !a.distinguish.is_empty() {
+        return distinguish(a);
+    }
     let [ma, mb] = a.model.as_slice() else {
         eprintln!("litmix compare: give exactly two models (--model A --model B)");
         return ExitCode::from(2);
@@ -110,5 +120,75 @@ pub fn compare(a: CompareArgs) -> ExitCode {
     match expect {
         Some(e) if !cs.iter().all(|c| c.meets(e)) => ExitCode::from(1),
         _ => ExitCode::SUCCESS,
+    }
+}
+
+/// Runs `litmix compare --distinguish A B`: the distinguishing tests, then
+/// the bounded claim when there are none; `--expect equal` fails when
+/// any test distinguishes, `--expect subset` when B forbids something A
+/// allows.
+fn distinguish(a: CompareArgs) -> ExitCode {
+    let (ma, mb) = (a.distinguish[0].clone(), a.distinguish[1].clone());
+    let r = match super::synth::make_run(
+        &a.space,
+        &a.limits,
+        vec![ma.clone(), mb.clone()],
+        Vec::new(),
+        litmix::synth::search::Criterion::Minimal,
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("litmix compare: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let s = match super::synth::run_with_progress(&r) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("litmix compare: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    super::synth::print_summary(&s, a.json);
+    let only_a = s
+        .tests
+        .iter()
+        .filter(|t| t.allowed_by.as_deref() == Some(ma.as_str()))
+        .count();
+    let only_b = s.tests.len() - only_a;
+    if !a.json {
+        let out = std::io::stdout();
+        let mut out = out.lock();
+        if s.tests.is_empty() {
+            emit(writeln!(
+                out,
+                "{ma} and {mb} agree on all {} programs of <= {} events over {}{}",
+                s.programs,
+                s.bound,
+                s.vocab,
+                if s.shard == "1/1" {
+                    String::new()
+                } else {
+                    format!(" (shard {})", s.shard)
+                }
+            ));
+        } else {
+            emit(writeln!(
+                out,
+                "{only_a} minimal tests allowed by {ma} only, {only_b} by {mb} only ({} racy)",
+                s.racy
+            ));
+        }
+    }
+    let failed = s.verify_failures > 0
+        || match a.expect {
+            Some(ExpectArg::Equal) => !s.tests.is_empty(),
+            Some(ExpectArg::Subset) => only_a > 0,
+            None => false,
+        };
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }

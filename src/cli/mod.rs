@@ -43,6 +43,7 @@ pub mod run;
 pub mod serve;
 pub mod serve_bench;
 pub mod step;
+pub mod synth;
 
 /// Search limits shared by every command that checks tests.
 #[derive(Args, Clone)]

@@ -787,12 +787,20 @@ impl Unit {
 /// [`for_each_of_size`] generates their programs, until `f` returns
 /// `false`. Every unit is given, [`Space::slice`] or not.
 pub fn for_each_unit_of_size_while(space: &Space, n: usize, f: &mut dyn FnMut(&Unit) -> bool) {
+    for_each_shape_unit(space, n, true, f);
+}
+
+/// The one shape enumerator behind [`for_each_unit_of_size_while`] and
+/// [`for_each_shape_of_size_while`]: every connected skeleton of exactly
+/// `n` operations (with `cycle`, only those with a communication cycle),
+/// each under every placement, as units, until `f` returns `false`.
+fn for_each_shape_unit(space: &Space, n: usize, cycle: bool, f: &mut dyn FnMut(&Unit) -> bool) {
     with_placements(space, n, &mut |set| {
         let mut go = true;
         let set = std::sync::Arc::new(set);
         let mut skeleton = unplaced(&vec![Place::Plain; set.sizes.len()]);
         skeletons(space, &set.sizes, 0, 0, &mut skeleton, &mut |sk| {
-            if !go || !connected(sk) || !communication_cycle(sk) {
+            if !go || !connected(sk) || (cycle && !communication_cycle(sk)) {
                 return;
             }
             let mut unit = Unit {
@@ -810,6 +818,48 @@ pub fn for_each_unit_of_size_while(space: &Space, n: usize, f: &mut dyn FnMut(&U
         });
         go
     });
+}
+
+/// Every *shape* of exactly `n` operations, for clients that choose the
+/// operations' annotations themselves (test synthesis, `src/synth/`): a
+/// connected skeleton (each operation's kind and location, locations
+/// numbered by first use, threads by non-increasing size) under one
+/// placement of the space, given as threads whose `place` is set and whose
+/// operations have order, scope and `remote` zero. With `cycle`, only
+/// skeletons with a communication cycle. The order is the one
+/// [`for_each_unit_of_size_while`] gives units in; `f` returning `false`
+/// stops the enumeration. Shapes are not canonical under thread
+/// permutation: a program filled from a shape is its class's
+/// representative when [`is_canonical_program`] says so.
+pub fn for_each_shape_of_size_while(
+    space: &Space,
+    n: usize,
+    cycle: bool,
+    f: &mut dyn FnMut(&[Thread]) -> bool,
+) {
+    for_each_shape_unit(space, n, cycle, &mut |u| {
+        let places = &u.set.all[u.place];
+        let threads: Vec<Thread> = u
+            .skeleton
+            .iter()
+            .zip(places)
+            .map(|(t, &place)| Thread {
+                place,
+                ops: t.ops.clone(),
+            })
+            .collect();
+        f(&threads)
+    });
+}
+
+/// Whether `threads` (by non-increasing number of operations, as shapes
+/// give them) is the representative of its class under permutations of
+/// equally sized threads and renumbering of locations, devices and
+/// work-groups: the test [`for_each`] applies to every program it gives.
+/// The fields compared are the operation's kind, `order`, `scope`,
+/// location and `remote`, whatever a client stores in them.
+pub fn is_canonical_program(threads: &[Thread]) -> bool {
+    is_canonical(threads)
 }
 
 /// Calls `f` on every canonical program of `unit`, in enumeration order,

@@ -1,0 +1,326 @@
+//! Judging synthesised programs through the driver: each program is
+//! printed, parsed back by litmix's front end and checked with the same
+//! entry `litmix run` uses ([`crate::driver::check_test`]), or, for one
+//! axiom, the model restricted to it ([`crate::cat::Model::restricted_to`]
+//! through the driver's [`crate::driver::Judge`]). Results are cached per program.
+
+use super::print::{condition_text, print, term_result_name};
+use super::program::{Cond, SProgram, STerm};
+use super::vocab::Vocab;
+use crate::driver::{FileOutcome, ModelCache, check_test};
+use crate::exec::CheckOptions;
+use crate::ir::Value;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+type CanonEntry = Arc<(SProgram, super::program::Renaming)>;
+
+/// A program's allowed final states over all its terms.
+#[derive(Debug)]
+pub struct Judged {
+    /// The observed terms, as the result names them.
+    pub names: Vec<String>,
+    /// Allowed states (values in `names` order).
+    pub states: Vec<Vec<i64>>,
+    /// A flag (`undefined`, a race) raised by some allowed execution.
+    pub flagged: bool,
+}
+
+impl Judged {
+    /// Whether some allowed state satisfies every `term = value` of `cond`
+    /// (terms the program does not observe never match).
+    pub fn allows(&self, vocab: &Vocab, cond: &Cond) -> bool {
+        let idx: Option<Vec<(usize, i64)>> = cond
+            .iter()
+            .map(|&(t, v)| {
+                let n = term_result_name(vocab.dialect, t);
+                self.names
+                    .iter()
+                    .position(|m| *m == n)
+                    .map(|i| (i, v as i64))
+            })
+            .collect();
+        let Some(idx) = idx else {
+            return false;
+        };
+        self.states
+            .iter()
+            .any(|s| idx.iter().all(|&(i, v)| s[i] == v))
+    }
+}
+
+/// A model (by name, or restricted to some checks) with a cache of
+/// judged programs.
+pub struct Judge<'a> {
+    pub vocab: &'a Vocab,
+    spec: String,
+    restricted: Option<crate::driver::Judge>,
+    cache: &'a ModelCache,
+    opts: CheckOptions,
+    memo: Mutex<HashMap<SProgram, Arc<Judged>>>,
+    sc_memo: Mutex<HashMap<SProgram, Arc<Judged>>>,
+    /// Programs as met, to their canonical form and renaming.
+    canon_memo: Mutex<HashMap<SProgram, CanonEntry>>,
+    /// Outcomes an interleaving reaches are allowed without a model run.
+    pub sc_cut: bool,
+    /// Model runs made.
+    pub runs: AtomicU64,
+}
+
+impl<'a> Judge<'a> {
+    /// A judge for model `spec`; with `checks`, the model keeps only those
+    /// checks (axiomatic models only).
+    pub fn new(
+        vocab: &'a Vocab,
+        spec: &str,
+        checks: &[String],
+        cache: &'a ModelCache,
+        opts: CheckOptions,
+    ) -> Result<Judge<'a>, String> {
+        let restricted = if checks.is_empty() {
+            None
+        } else {
+            if crate::driver::is_operational(spec) {
+                return Err(format!(
+                    "--axiom needs an axiomatic model; {spec} is operational"
+                ));
+            }
+            let model = Arc::new(cache.get(spec)?.restricted_to(checks)?);
+            let name = model.name().to_string();
+            Some(crate::driver::Judge::Cat { model, name })
+        };
+        Ok(Judge {
+            vocab,
+            spec: spec.to_string(),
+            restricted,
+            cache,
+            opts,
+            memo: Mutex::new(HashMap::new()),
+            sc_memo: Mutex::new(HashMap::new()),
+            canon_memo: Mutex::new(HashMap::new()),
+            sc_cut: true,
+            runs: AtomicU64::new(0),
+        })
+    }
+
+    /// Distinct programs judged (the same whatever the thread count; a
+    /// program two workers judge at once is run twice but counted once).
+    pub fn judged(&self) -> u64 {
+        self.memo.lock().map_or(0, |m| m.len() as u64)
+    }
+
+    /// The model's name as given.
+    pub fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    /// The allowed states of `p` (cached).
+    pub fn judge(&self, p: &SProgram) -> Result<Arc<Judged>, String> {
+        if let Some(j) = self.memo.lock().map_err(|e| e.to_string())?.get(p) {
+            return Ok(j.clone());
+        }
+        let j = Arc::new(self.run(p)?);
+        self.memo
+            .lock()
+            .map_err(|e| e.to_string())?
+            .insert(p.clone(), j.clone());
+        Ok(j)
+    }
+
+    /// Whether the model allows outcome `cond` of `p` (an empty program
+    /// allows everything). The test is judged in its canonical form
+    /// ([`super::program::canonical`]); with the SC cut on, an outcome some
+    /// interleaving reaches is allowed without a model run.
+    pub fn allows(&self, p: &SProgram, cond: &Cond) -> Result<bool, String> {
+        if p.threads.is_empty() {
+            return Ok(true);
+        }
+        let canon = {
+            let memo = self.canon_memo.lock().map_err(|e| e.to_string())?;
+            memo.get(p).cloned()
+        };
+        let canon = match canon {
+            Some(x) => x,
+            None => {
+                let x = Arc::new(super::program::canonical_program(p));
+                self.canon_memo
+                    .lock()
+                    .map_err(|e| e.to_string())?
+                    .insert(p.clone(), x.clone());
+                x
+            }
+        };
+        let q = &canon.0;
+        let c = canon.1.apply(cond);
+        if self.sc_cut {
+            let sc = {
+                let memo = self.sc_memo.lock().map_err(|e| e.to_string())?;
+                memo.get(q).cloned()
+            };
+            let sc = match sc {
+                Some(s) => s,
+                None => {
+                    let s = Arc::new(sc_judged(self.vocab, q));
+                    self.sc_memo
+                        .lock()
+                        .map_err(|e| e.to_string())?
+                        .insert(q.clone(), s.clone());
+                    s
+                }
+            };
+            if sc.allows(self.vocab, &c) {
+                return Ok(true);
+            }
+        }
+        Ok(self.judge(q)?.allows(self.vocab, &c))
+    }
+
+    fn run(&self, p: &SProgram) -> Result<Judged, String> {
+        self.runs.fetch_add(1, Ordering::Relaxed);
+        let terms = p.terms(self.vocab);
+        let observe: Cond = terms.iter().map(|&t| (t, 0)).collect();
+        let text = print(self.vocab, p, &observe, "synth", "");
+        let test = crate::litmus::parse_str("synth.litmus", &text)
+            .map_err(|d| format!("printed test does not parse back: {}\n{text}", d.render()))?;
+        let result = match &self.restricted {
+            Some(j) => j
+                .check(&test, &self.opts)
+                .map_err(|e| format!("{e}\n{text}"))?,
+            None => match check_test(
+                "synth.litmus".into(),
+                test,
+                Some(&self.spec),
+                self.cache,
+                &self.opts,
+            ) {
+                FileOutcome::Checked { result, .. } => *result,
+                FileOutcome::Failed { message, .. } => return Err(format!("{message}\n{text}")),
+            },
+        };
+        let want: Vec<String> = terms
+            .iter()
+            .map(|&t| term_result_name(self.vocab.dialect, t))
+            .collect();
+        if want.iter().any(|w| !result.observed.contains(w)) {
+            return Err(format!(
+                "the result observes {:?}, not {:?}\n{text}",
+                result.observed, want
+            ));
+        }
+        let states = result
+            .states
+            .keys()
+            .map(|s| {
+                s.iter()
+                    .map(|v| match v {
+                        Value::Int(i) => *i,
+                        Value::Addr(_) => i64::MIN,
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(Judged {
+            names: result.observed.clone(),
+            states,
+            flagged: !result.flags.is_empty(),
+        })
+    }
+}
+
+/// The condition of a test as text (for reports).
+pub fn condition(vocab: &Vocab, cond: &Cond) -> String {
+    condition_text(vocab.dialect, cond)
+}
+
+/// Terms of a condition, for callers that only need them.
+pub fn cond_terms(cond: &Cond) -> Vec<STerm> {
+    cond.iter().map(|c| c.0).collect()
+}
+
+/// The final states of `p` under sequential consistency (every
+/// interleaving; an RMW is one atomic step, fences do nothing), in the
+/// form of a [`Judged`]. Every model litmix synthesises for allows these
+/// (none is stronger than SC), so an outcome found here needs no model run
+/// (the SC cut, docs/synthesis.md).
+pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
+    use super::program::{reads, writes};
+    let terms = p.terms(vocab);
+    let names = terms
+        .iter()
+        .map(|&t| term_result_name(vocab.dialect, t))
+        .collect();
+    let nl = p.locations();
+    let mut states: std::collections::HashSet<Vec<i64>> = std::collections::HashSet::new();
+    let mut pcs = vec![0usize; p.threads.len()];
+    let mut mem = vec![0u32; nl.max(1)];
+    let mut regs: Vec<Vec<u32>> = p
+        .threads
+        .iter()
+        .map(|t| {
+            let n = t
+                .ops
+                .iter()
+                .filter(|o| o.reg != u8::MAX)
+                .map(|o| o.reg as usize + 1)
+                .max();
+            vec![0; n.unwrap_or(0)]
+        })
+        .collect();
+    #[allow(clippy::too_many_arguments)]
+    fn go(
+        vocab: &Vocab,
+        p: &SProgram,
+        terms: &[STerm],
+        pcs: &mut Vec<usize>,
+        mem: &mut Vec<u32>,
+        regs: &mut Vec<Vec<u32>>,
+        out: &mut std::collections::HashSet<Vec<i64>>,
+    ) {
+        let mut done = true;
+        for t in 0..p.threads.len() {
+            let Some(o) = p.threads[t].ops.get(pcs[t]) else {
+                continue;
+            };
+            done = false;
+            let old_mem = mem[o.loc as usize];
+            let old_reg = if reads(vocab, o) {
+                regs[t][o.reg as usize]
+            } else {
+                0
+            };
+            if reads(vocab, o) {
+                regs[t][o.reg as usize] = old_mem;
+            }
+            if writes(vocab, o) {
+                mem[o.loc as usize] = o.value;
+            }
+            pcs[t] += 1;
+            go(vocab, p, terms, pcs, mem, regs, out);
+            pcs[t] -= 1;
+            mem[o.loc as usize] = old_mem;
+            if reads(vocab, o) {
+                regs[t][o.reg as usize] = old_reg;
+            }
+        }
+        if done {
+            out.insert(
+                terms
+                    .iter()
+                    .map(|t| match *t {
+                        STerm::Reg { thread, reg } => regs[thread][reg as usize] as i64,
+                        STerm::Loc(l) => mem[l as usize] as i64,
+                    })
+                    .collect(),
+            );
+        }
+    }
+    go(vocab, p, &terms, &mut pcs, &mut mem, &mut regs, &mut states);
+    let mut states: Vec<Vec<i64>> = states.into_iter().collect();
+    states.sort();
+    Judged {
+        names,
+        states,
+        flagged: false,
+    }
+}

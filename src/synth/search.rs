@@ -1,0 +1,432 @@
+//! The search: shapes from the shared enumerator
+//! ([`crate::mapping::enumerate::for_each_shape_of_size_while`]), each
+//! filled with vocabulary entries, each canonical program judged once and
+//! every outcome of it classified (docs/synthesis.md).
+
+use super::judge::{Judge, sc_judged};
+use super::program::{Cond, SOp, SProgram, SThread, Weakening, weakenings};
+use super::vocab::{Dialect, Vocab};
+use crate::mapping::enumerate::{
+    self, Op, OpKind, Place, Reduce, Space, Thread, is_canonical_program, unit_hash,
+};
+use rayon::prelude::*;
+
+/// What makes an outcome a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Criterion {
+    /// Forbidden, and every one-step weakening allowed.
+    Minimal,
+    /// Forbidden.
+    Forbidden,
+}
+
+/// What the search ranges over.
+#[derive(Clone, Debug)]
+pub struct Space2 {
+    pub bound: usize,
+    /// `(k, m)`: only shapes whose hash is k-1 modulo m.
+    pub shard: Option<(usize, usize)>,
+    /// Judge each shape's strongest program first and skip the outcomes
+    /// it allows in every weaker program (docs/synthesis.md, "Cuts").
+    pub prune: bool,
+    /// At most this many GPUs, and CTAs per GPU (scoped dialects).
+    pub max_gpus: u8,
+    pub max_ctas: u8,
+}
+
+/// How programs are judged: one model (synthesis) or two (distinguishing).
+pub enum Mode<'a> {
+    Synth {
+        judge: &'a Judge<'a>,
+        criterion: Criterion,
+    },
+    Distinguish {
+        a: &'a Judge<'a>,
+        b: &'a Judge<'a>,
+    },
+}
+
+/// One finding.
+#[derive(Clone, Debug)]
+pub struct Found {
+    pub program: SProgram,
+    pub cond: Cond,
+    pub events: usize,
+    /// Distinguishing: true when A allows and B forbids.
+    pub a_allows: bool,
+    /// Some execution of the program raises a flag under a model.
+    pub racy: bool,
+    /// Position in enumeration order (shape, program, outcome).
+    pub order: (usize, usize, usize),
+}
+
+/// Counts of one search.
+#[derive(Clone, Debug, Default)]
+pub struct Counts {
+    pub shapes: usize,
+    pub programs: usize,
+    pub outcomes: usize,
+    /// Forbidden (synthesis) or distinguishing outcomes.
+    pub found: usize,
+    /// Outcomes whose coherence order the final values cannot pin (a
+    /// location written three times or more); still judged as tests.
+    pub inexpressible: usize,
+    /// Outcomes skipped by the strongest-program cut.
+    pub cut: usize,
+}
+
+/// Every shape of the search, in enumeration order, with its number.
+pub fn shapes(vocab: &Vocab, sp: &Space2) -> Vec<(usize, Vec<Thread>)> {
+    let kinds: Vec<(OpKind, u8, u8, bool)> =
+        [OpKind::Load, OpKind::Store, OpKind::Rmw, OpKind::Fence]
+            .into_iter()
+            .filter(|&k| vocab.has(k))
+            .map(|k| (k, 0, 0, false))
+            .collect();
+    let scoped = vocab.dialect == Dialect::Ptx;
+    let space = Space {
+        bound: sp.bound,
+        cpu: vocab.dialect == Dialect::X86,
+        gpu: scoped,
+        scoped: vocab.dialect == Dialect::X86 || scoped,
+        merge_scopes: false,
+        max_threads: sp.bound,
+        max_locations: sp.bound,
+        max_groups: (sp.max_gpus * sp.max_ctas) as usize,
+        max_thread_size: sp.bound,
+        orders: Vec::new(),
+        remote: false,
+        rmw_add: false,
+        fragment: Some(kinds),
+        reduce: Reduce::default(),
+        dominated: Vec::new(),
+        slice: None,
+    };
+    let mut out = Vec::new();
+    let mut seq = 0;
+    for n in 1..=sp.bound {
+        enumerate::for_each_shape_of_size_while(&space, n, false, &mut |threads| {
+            let events: usize = threads
+                .iter()
+                .flat_map(|t| &t.ops)
+                .map(|o| vocab.events(o.kind))
+                .sum();
+            if events > sp.bound || !placement_ok(threads, sp) {
+                return true;
+            }
+            let me = seq;
+            seq += 1;
+            let places: Vec<Place> = threads.iter().map(|t| t.place).collect();
+            if let Some((k, m)) = sp.shard
+                && unit_hash(threads, &places) % m as u64 != (k - 1) as u64
+            {
+                return true;
+            }
+            out.push((me, threads.to_vec()));
+            true
+        });
+    }
+    out
+}
+
+/// At most `max_gpus` GPUs and `max_ctas` CTAs on each.
+fn placement_ok(threads: &[Thread], sp: &Space2) -> bool {
+    let mut cta: Vec<(u8, u8)> = Vec::new();
+    for t in threads {
+        if let Place::Gpu { dev, wg } = t.place {
+            if dev >= sp.max_gpus {
+                return false;
+            }
+            if !cta.contains(&(dev, wg)) {
+                cta.push((dev, wg));
+            }
+        }
+    }
+    (0..sp.max_gpus).all(|d| cta.iter().filter(|c| c.0 == d).count() <= sp.max_ctas as usize)
+}
+
+/// Every canonical program of a shape, in a fixed order.
+pub fn programs_of(vocab: &Vocab, shape: &[Thread]) -> Vec<SProgram> {
+    let slots: Vec<(usize, usize)> = shape
+        .iter()
+        .enumerate()
+        .flat_map(|(t, th)| (0..th.ops.len()).map(move |i| (t, i)))
+        .collect();
+    let per: Vec<Vec<usize>> = slots
+        .iter()
+        .map(|&(t, i)| vocab.of_kind(shape[t].ops[i].kind))
+        .collect();
+    let mut out = Vec::new();
+    let mut pick = vec![0usize; slots.len()];
+    loop {
+        let mut threads: Vec<Thread> = shape.to_vec();
+        for (s, &(t, i)) in slots.iter().enumerate() {
+            threads[t].ops[i].order = per[s][pick[s]] as u8;
+        }
+        if is_canonical_program(&threads) {
+            out.push(build(vocab, &threads));
+        }
+        // Next choice (odometer, last slot fastest).
+        let mut s = slots.len();
+        loop {
+            if s == 0 {
+                return out;
+            }
+            s -= 1;
+            pick[s] += 1;
+            if pick[s] < per[s].len() {
+                break;
+            }
+            pick[s] = 0;
+        }
+    }
+}
+
+/// The program of filled threads: written values 1, 2, ... in thread then
+/// program order, registers numbered per thread.
+fn build(vocab: &Vocab, threads: &[Thread]) -> SProgram {
+    let mut value = 0;
+    SProgram {
+        threads: threads
+            .iter()
+            .map(|t| {
+                let mut reg = 0;
+                SThread {
+                    place: t.place,
+                    ops: t
+                        .ops
+                        .iter()
+                        .map(|o: &Op| {
+                            let entry = o.order as usize;
+                            let kind = vocab.entries[entry].kind;
+                            let mut op = SOp {
+                                entry,
+                                loc: o.loc,
+                                value: 0,
+                                reg: u8::MAX,
+                            };
+                            if matches!(kind, OpKind::Store | OpKind::Rmw) {
+                                value += 1;
+                                op.value = value;
+                            }
+                            if matches!(kind, OpKind::Load | OpKind::Rmw) {
+                                op.reg = reg;
+                                reg += 1;
+                            }
+                            op
+                        })
+                        .collect(),
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The shape's strongest program, when each kind has one strongest entry
+/// (one no entry names as `weaker`'s target... i.e. no entry above it).
+fn strongest(vocab: &Vocab, shape: &[Thread]) -> Option<SProgram> {
+    let top = |kind: OpKind| -> Option<usize> {
+        let tops: Vec<usize> = vocab
+            .of_kind(kind)
+            .into_iter()
+            .filter(|&i| !vocab.entries.iter().any(|e| e.weaker.contains(&i)))
+            .collect();
+        (tops.len() == 1).then(|| tops[0])
+    };
+    let mut threads = shape.to_vec();
+    for t in &mut threads {
+        for o in &mut t.ops {
+            o.order = top(o.kind)? as u8;
+        }
+    }
+    Some(build(vocab, &threads))
+}
+
+/// Whether `d` (a classification) holds of a test under the mode.
+fn classify(mode: &Mode<'_>, p: &SProgram, c: &Cond) -> Result<Option<bool>, String> {
+    Ok(match mode {
+        Mode::Synth { judge, .. } => (!judge.allows(p, c)?).then_some(false),
+        Mode::Distinguish { a, b } => {
+            let (x, y) = (a.allows(p, c)?, b.allows(p, c)?);
+            (x != y).then_some(x)
+        }
+    })
+}
+
+/// Searches one shape; returns its findings and counts.
+pub fn search_shape(
+    vocab: &Vocab,
+    mode: &Mode<'_>,
+    seq: usize,
+    shape: &[Thread],
+    prune: bool,
+) -> Result<(Vec<Found>, Counts), String> {
+    let mut counts = Counts {
+        shapes: 1,
+        ..Counts::default()
+    };
+    let mut found = Vec::new();
+    let places = matches!(vocab.dialect, Dialect::Ptx | Dialect::OpenCl);
+    let judges: Vec<&Judge<'_>> = match mode {
+        Mode::Synth { judge, .. } => vec![judge],
+        Mode::Distinguish { a, b } => vec![a, b],
+    };
+    // The strongest-program cut: outcomes every judge allows there are
+    // allowed in every program of the shape.
+    let programs = programs_of(vocab, shape);
+    // Worth it only when the shape has several programs.
+    let top = if prune && programs.len() > 1 {
+        strongest(vocab, shape)
+    } else {
+        None
+    };
+    let top_judged = match &top {
+        Some(t) => Some(
+            judges
+                .iter()
+                .map(|j| j.judge(t))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        None => None,
+    };
+    for (pi, p) in programs.into_iter().enumerate() {
+        counts.programs += 1;
+        let (outcomes, pinned) = p.outcomes(vocab);
+        let sc = prune.then(|| sc_judged(vocab, &p));
+        for (ci, c) in outcomes.into_iter().enumerate() {
+            counts.outcomes += 1;
+            if !pinned {
+                counts.inexpressible += 1;
+            }
+            // The SC cut: every model allows what an interleaving reaches.
+            if sc.as_ref().is_some_and(|s| s.allows(vocab, &c)) {
+                counts.cut += 1;
+                continue;
+            }
+            if let (Some(t), Some(tj)) = (&top, &top_judged) {
+                // Same values and registers: the strongest program's
+                // outcome is the same condition.
+                debug_assert_eq!(t.terms(vocab), p.terms(vocab));
+                if tj.iter().all(|j| j.allows(vocab, &c)) {
+                    counts.cut += 1;
+                    continue;
+                }
+            }
+            let ws = match mode {
+                Mode::Synth {
+                    criterion: Criterion::Forbidden,
+                    ..
+                } => Vec::new(),
+                _ => weakenings(vocab, &p, &c, places),
+            };
+            let (removals, others): (Vec<_>, Vec<_>) =
+                ws.into_iter().partition(|w| w.what.starts_with("remove"));
+            // Synthesis: a removal that stays forbidden rules the outcome
+            // out before the program itself is judged.
+            let synth = matches!(mode, Mode::Synth { .. });
+            let blocked = |w: &Weakening, dir: bool| -> Result<bool, String> {
+                if w.program.threads.is_empty() {
+                    return Ok(false);
+                }
+                Ok(classify(mode, &w.program, &w.cond)? == Some(dir))
+            };
+            let mut removal_checked = false;
+            if synth {
+                let mut out = false;
+                for w in &removals {
+                    if blocked(w, false)? {
+                        out = true;
+                        break;
+                    }
+                }
+                if out {
+                    continue;
+                }
+                removal_checked = true;
+            }
+            let Some(dir) = classify(mode, &p, &c)? else {
+                continue;
+            };
+            let mut minimal = true;
+            if !removal_checked {
+                for w in &removals {
+                    if blocked(w, dir)? {
+                        minimal = false;
+                        break;
+                    }
+                }
+            }
+            if !minimal {
+                continue;
+            }
+            // Found: forbidden (or distinguishing), every removal allowed.
+            counts.found += 1;
+            for w in &others {
+                if blocked(w, dir)? {
+                    minimal = false;
+                    break;
+                }
+            }
+            if minimal {
+                let racy = judges
+                    .iter()
+                    .map(|j| j.judge(&p).map(|r| r.flagged))
+                    .collect::<Result<Vec<_>, _>>()?
+                    .into_iter()
+                    .any(|f| f);
+                found.push(Found {
+                    events: p.events(vocab),
+                    program: p.clone(),
+                    cond: c,
+                    a_allows: dir,
+                    racy,
+                    order: (seq, pi, ci),
+                });
+            }
+        }
+    }
+    Ok((found, counts))
+}
+
+/// Searches every shape (in parallel); findings in enumeration order.
+pub fn search(
+    vocab: &Vocab,
+    mode: &Mode<'_>,
+    sp: &Space2,
+    progress: &(dyn Fn() + Sync),
+) -> Result<(Vec<Found>, Counts), String> {
+    let all = shapes(vocab, sp);
+    let results: Vec<Result<(Vec<Found>, Counts), String>> = all
+        .par_iter()
+        .with_max_len(1)
+        .map(|(seq, shape)| {
+            let r = search_shape(vocab, mode, *seq, shape, sp.prune);
+            progress();
+            r
+        })
+        .collect();
+    let mut found = Vec::new();
+    let mut counts = Counts::default();
+    for r in results {
+        let (f, c) = r?;
+        found.extend(f);
+        counts.shapes += c.shapes;
+        counts.programs += c.programs;
+        counts.outcomes += c.outcomes;
+        counts.found += c.found;
+        counts.inexpressible += c.inexpressible;
+        counts.cut += c.cut;
+    }
+    found.sort_by_key(|f| f.order);
+    Ok((found, counts))
+}
+
+/// How many shapes the search has (for a progress bar).
+pub fn shape_count(vocab: &Vocab, sp: &Space2) -> usize {
+    shapes(vocab, sp).len()
+}
+
+/// A key equal for isomorphic tests: their common canonical form.
+pub fn iso_key(_vocab: &Vocab, p: &SProgram, c: &Cond) -> String {
+    format!("{:?}", super::program::canonical(p, c))
+}

@@ -1,0 +1,422 @@
+//! Vocabularies: the instructions a synthesis run builds programs from,
+//! with their weakening lattice (docs/synthesis.md, "Vocabularies").
+//!
+//! A vocabulary file is line based; `#` starts a comment:
+//!
+//! ```text
+//! vocab NAME                 the name reported in summaries
+//! arch X86|PTX|C|OpenCL      the printer and front end of the tests
+//! rmw-events 1|2             events an RMW counts for
+//! scopes cta gpu sys         scope names, narrowest first (scoped dialects)
+//! KIND NAME "LINE"... [weaker NAME]... [split NAME NAME]
+//! ```
+//!
+//! `KIND` is `load`, `store`, `rmw` or `fence`. Each quoted `LINE` is one
+//! line of the thread, with `{r}` (the register), `{x}` (the location),
+//! `{v}` (the written value) and `{s}` (the scope) filled in. A `NAME`
+//! containing `{s}` is one entry per scope. `weaker` names the entries one
+//! step below in the lattice (with the same scope); an entry with `{s}` is
+//! also one step above the same entry with the next narrower scope. `split`
+//! (RMWs only) names the plain read and write an RMW weakens into.
+
+use crate::mapping::enumerate::OpKind;
+use std::fmt;
+
+/// One instruction of a vocabulary at one scope.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub kind: OpKind,
+    /// The name with its scope filled in (`ld.acquire.gpu`).
+    pub name: String,
+    /// Index into [`Vocab::scopes`] plus one; 0 when unscoped.
+    pub scope: u8,
+    /// Lines of litmus text, placeholders unfilled except `{s}`.
+    pub lines: Vec<String>,
+    /// Entries one step weaker (indices into [`Vocab::entries`]).
+    pub weaker: Vec<usize>,
+    /// For an RMW: the read and the write it splits into.
+    pub split: Option<(usize, usize)>,
+}
+
+/// The dialect a vocabulary prints tests in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    X86,
+    Ptx,
+    C,
+    OpenCl,
+}
+
+impl Dialect {
+    /// The name on a litmus file's first line.
+    pub fn arch(self) -> &'static str {
+        match self {
+            Dialect::X86 => "X86",
+            Dialect::Ptx => "PTX",
+            Dialect::C => "C",
+            Dialect::OpenCl => "OpenCL",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Dialect> {
+        match s.to_ascii_uppercase().as_str() {
+            "X86" => Some(Dialect::X86),
+            "PTX" => Some(Dialect::Ptx),
+            "C" => Some(Dialect::C),
+            "OPENCL" => Some(Dialect::OpenCl),
+            _ => None,
+        }
+    }
+}
+
+/// A parsed vocabulary.
+#[derive(Clone, Debug)]
+pub struct Vocab {
+    pub name: String,
+    pub dialect: Dialect,
+    /// Events an RMW counts for (1 or 2).
+    pub rmw_events: usize,
+    /// Scope names, narrowest first.
+    pub scopes: Vec<String>,
+    pub entries: Vec<Entry>,
+}
+
+/// A vocabulary error: `file:line:col: message`.
+#[derive(Debug)]
+pub struct VocabError {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl fmt::Display for VocabError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.col, self.message
+        )
+    }
+}
+
+/// Built-in vocabularies, by name (`vocab/*.vocab`).
+pub const BUILTINS: &[(&str, &str)] = &[
+    ("x86", include_str!("../../vocab/x86.vocab")),
+    ("ptx", include_str!("../../vocab/ptx.vocab")),
+    ("c11", include_str!("../../vocab/c11.vocab")),
+];
+
+/// The built-in vocabulary named `spec`, or the file at path `spec`.
+pub fn load(spec: &str) -> Result<Vocab, String> {
+    if let Some((name, text)) = BUILTINS.iter().find(|(n, _)| *n == spec) {
+        return parse(&format!("vocab/{name}.vocab"), text).map_err(|e| e.to_string());
+    }
+    let text = std::fs::read_to_string(spec).map_err(|e| {
+        let names: Vec<&str> = BUILTINS.iter().map(|b| b.0).collect();
+        format!(
+            "no vocabulary '{spec}' (built-in: {}; or a file): {e}",
+            names.join(", ")
+        )
+    })?;
+    parse(spec, &text).map_err(|e| e.to_string())
+}
+
+/// The default vocabulary of a dialect.
+pub fn default_for(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::X86 => "x86",
+        Dialect::Ptx => "ptx",
+        Dialect::C | Dialect::OpenCl => "c11",
+    }
+}
+
+/// Splits a line into words and quoted strings, with their columns.
+fn words(line: &str) -> Result<Vec<(usize, String, bool)>, (usize, String)> {
+    let mut out = Vec::new();
+    let b: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_whitespace() {
+            i += 1;
+            continue;
+        }
+        if b[i] == '#' {
+            break;
+        }
+        let start = i;
+        if b[i] == '"' {
+            i += 1;
+            let mut s = String::new();
+            while i < b.len() && b[i] != '"' {
+                s.push(b[i]);
+                i += 1;
+            }
+            if i == b.len() {
+                return Err((start + 1, "unterminated string".into()));
+            }
+            i += 1;
+            out.push((start + 1, s, true));
+        } else {
+            let mut s = String::new();
+            while i < b.len() && !b[i].is_whitespace() && b[i] != '#' {
+                s.push(b[i]);
+                i += 1;
+            }
+            out.push((start + 1, s, false));
+        }
+    }
+    Ok(out)
+}
+
+/// An entry line before names are resolved.
+struct RawEntry {
+    kind: OpKind,
+    name: String,
+    lines: Vec<String>,
+    weaker: Vec<(String, usize, usize)>,
+    split: Option<(String, String, usize, usize)>,
+    line: usize,
+}
+
+/// Parses a vocabulary file.
+pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
+    let err = |line: usize, col: usize, message: String| VocabError {
+        file: file.to_string(),
+        line,
+        col,
+        message,
+    };
+    let mut name = None;
+    let mut dialect = None;
+    let mut rmw_events = 1;
+    let mut scopes: Vec<String> = Vec::new();
+    let mut raws: Vec<RawEntry> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let ln = n + 1;
+        let ws = words(line).map_err(|(c, m)| err(ln, c, m))?;
+        let Some((col, head, _)) = ws.first() else {
+            continue;
+        };
+        let arg = |k: usize| -> Result<&(usize, String, bool), VocabError> {
+            ws.get(k)
+                .ok_or_else(|| err(ln, line.len() + 1, format!("'{head}' needs an argument")))
+        };
+        match head.as_str() {
+            "vocab" => name = Some(arg(1)?.1.clone()),
+            "arch" => {
+                let (c, a, _) = arg(1)?;
+                dialect = Some(Dialect::parse(a).ok_or_else(|| {
+                    err(
+                        ln,
+                        *c,
+                        format!("unknown arch '{a}': expected X86, PTX, C or OpenCL"),
+                    )
+                })?);
+            }
+            "rmw-events" => {
+                let (c, a, _) = arg(1)?;
+                rmw_events = match a.as_str() {
+                    "1" => 1,
+                    "2" => 2,
+                    _ => return Err(err(ln, *c, format!("rmw-events is 1 or 2, not '{a}'"))),
+                };
+            }
+            "scopes" => scopes = ws[1..].iter().map(|w| w.1.clone()).collect(),
+            "load" | "store" | "rmw" | "fence" => {
+                let kind = match head.as_str() {
+                    "load" => OpKind::Load,
+                    "store" => OpKind::Store,
+                    "rmw" => OpKind::Rmw,
+                    _ => OpKind::Fence,
+                };
+                let (_, ename, _) = arg(1)?;
+                let mut lines = Vec::new();
+                let mut weaker = Vec::new();
+                let mut split = None;
+                let mut k = 2;
+                while k < ws.len() {
+                    let (c, w, quoted) = &ws[k];
+                    if *quoted {
+                        lines.push(w.clone());
+                        k += 1;
+                    } else if w == "weaker" {
+                        let (c2, t, _) = arg(k + 1)?;
+                        weaker.push((t.clone(), ln, *c2));
+                        k += 2;
+                    } else if w == "split" {
+                        if kind != OpKind::Rmw {
+                            return Err(err(ln, *c, "only an rmw entry splits".into()));
+                        }
+                        let (c2, r, _) = arg(k + 1)?;
+                        let (_, w2, _) = arg(k + 2)?;
+                        split = Some((r.clone(), w2.clone(), ln, *c2));
+                        k += 3;
+                    } else {
+                        return Err(err(
+                            ln,
+                            *c,
+                            format!(
+                                "unexpected '{w}': expected a quoted line, 'weaker NAME' or 'split READ WRITE'"
+                            ),
+                        ));
+                    }
+                }
+                if lines.is_empty() {
+                    return Err(err(ln, *col, format!("entry '{ename}' has no quoted line")));
+                }
+                raws.push(RawEntry {
+                    kind,
+                    name: ename.clone(),
+                    lines,
+                    weaker,
+                    split,
+                    line: ln,
+                });
+            }
+            _ => {
+                return Err(err(
+                    ln,
+                    *col,
+                    format!(
+                        "unknown directive '{head}': expected vocab, arch, rmw-events, scopes, load, store, rmw or fence"
+                    ),
+                ));
+            }
+        }
+    }
+    let dialect = dialect.ok_or_else(|| err(1, 1, "no 'arch' line".into()))?;
+    // Expand `{s}` entries per scope.
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut origin: Vec<(usize, u8)> = Vec::new();
+    for (ri, r) in raws.iter().enumerate() {
+        if r.name.contains("{s}") {
+            if scopes.is_empty() {
+                return Err(err(
+                    r.line,
+                    1,
+                    format!("'{}' has a scope but no 'scopes' line precedes", r.name),
+                ));
+            }
+            for (si, s) in scopes.iter().enumerate() {
+                entries.push(Entry {
+                    kind: r.kind,
+                    name: r.name.replace("{s}", s),
+                    scope: si as u8 + 1,
+                    lines: r.lines.iter().map(|l| l.replace("{s}", s)).collect(),
+                    weaker: Vec::new(),
+                    split: None,
+                });
+                origin.push((ri, si as u8 + 1));
+            }
+        } else {
+            entries.push(Entry {
+                kind: r.kind,
+                name: r.name.clone(),
+                scope: 0,
+                lines: r.lines.clone(),
+                weaker: Vec::new(),
+                split: None,
+            });
+            origin.push((ri, 0));
+        }
+    }
+    let find = |name: &str, scope: u8, line: usize, col: usize| -> Result<usize, VocabError> {
+        let full = if scope > 0 {
+            name.replace("{s}", &scopes[scope as usize - 1])
+        } else {
+            name.to_string()
+        };
+        entries
+            .iter()
+            .position(|e| e.name == full)
+            .ok_or_else(|| err(line, col, format!("no entry '{full}'")))
+    };
+    let mut resolved: Vec<(Vec<usize>, Option<(usize, usize)>)> = Vec::new();
+    for &(ri, scope) in &origin {
+        let r = &raws[ri];
+        let mut weaker = Vec::new();
+        for (t, l, c) in &r.weaker {
+            let j = find(t, scope, *l, *c)?;
+            if entries[j].kind != r.kind {
+                return Err(err(*l, *c, format!("'{t}' is not a {:?} entry", r.kind)));
+            }
+            weaker.push(j);
+        }
+        if scope > 1 {
+            weaker.push(find(&r.name, scope - 1, r.line, 1)?);
+        }
+        let split = match &r.split {
+            Some((rd, wr, l, c)) => {
+                let a = find(rd, scope, *l, *c)?;
+                let b = find(wr, scope, *l, *c)?;
+                if entries[a].kind != OpKind::Load || entries[b].kind != OpKind::Store {
+                    return Err(err(*l, *c, "split names a load and a store".into()));
+                }
+                Some((a, b))
+            }
+            None => None,
+        };
+        resolved.push((weaker, split));
+    }
+    for (e, (weaker, split)) in entries.iter_mut().zip(resolved) {
+        e.weaker = weaker;
+        e.split = split;
+    }
+    if entries.len() > 200 {
+        return Err(err(1, 1, "more than 200 entries".into()));
+    }
+    Ok(Vocab {
+        name: name.unwrap_or_else(|| file.to_string()),
+        dialect,
+        rmw_events,
+        scopes,
+        entries,
+    })
+}
+
+impl Vocab {
+    /// Entries of a kind, in file order.
+    pub fn of_kind(&self, kind: OpKind) -> Vec<usize> {
+        (0..self.entries.len())
+            .filter(|&i| self.entries[i].kind == kind)
+            .collect()
+    }
+
+    /// Whether the vocabulary has entries of `kind`.
+    pub fn has(&self, kind: OpKind) -> bool {
+        self.entries.iter().any(|e| e.kind == kind)
+    }
+
+    /// Events an operation of `kind` counts for.
+    pub fn events(&self, kind: OpKind) -> usize {
+        if kind == OpKind::Rmw {
+            self.rmw_events
+        } else {
+            1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_parse() {
+        for (name, _) in BUILTINS {
+            let v = load(name).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!v.entries.is_empty());
+        }
+    }
+
+    #[test]
+    fn errors_point_at_line_and_column() {
+        let e = parse("t.vocab", "arch X86\nload R \"MOV {r},[{x}]\" weaker Q\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 32), "{e}");
+        let e = parse("t.vocab", "arch Z80\n").unwrap_err();
+        assert_eq!((e.line, e.col), (1, 6), "{e}");
+        let e = parse("t.vocab", "arch X86\nlod R \"x\"\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 1), "{e}");
+    }
+}

@@ -1,0 +1,281 @@
+//! `litmix synth` and `litmix compare --distinguish` end to end
+//! (docs/synthesis.md): Lustig's ten x86-TSO tests, SB and R between SC
+//! and x86-TSO, shards adding up, determinism across thread counts, the
+//! cuts against `--no-prune`, and emitted tests passing `litmix conform`.
+
+use std::process::{Command, Output};
+
+fn litmix_env(args: &[&str], threads: Option<&str>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_litmix"));
+    c.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    if let Some(t) = threads {
+        c.env("RAYON_NUM_THREADS", t);
+    }
+    c.output().expect("run litmix")
+}
+
+fn litmix(args: &[&str]) -> Output {
+    litmix_env(args, None)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The JSON summary of a run.
+fn summary(args: &[&str]) -> serde_json::Value {
+    let o = litmix(args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_str(stdout(&o).trim()).expect("one JSON line")
+}
+
+fn names(s: &serde_json::Value) -> Vec<String> {
+    let mut v: Vec<String> = s["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The tests without timings: name, program, condition, checks.
+fn tests_of(s: &serde_json::Value) -> Vec<String> {
+    s["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            format!(
+                "{} {} {} {}",
+                t["name"], t["program"], t["condition"], t["checks"]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn lustig_ten_tso_tests_at_four_events() {
+    let s = summary(&[
+        "synth", "--model", "x86tso", "--arch", "X86", "--events", "4", "--axiom", "ghb", "--json",
+    ]);
+    let mut want: Vec<String> = [
+        "CoWW", "S", "2+2W", "W+W+RR", "CoMP", "CoRR", "W+WRR", "MP", "LB", "CoRW",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    want.sort();
+    assert_eq!(names(&s), want);
+    assert_eq!(s["verify_failures"], 0);
+    // Every test really violates ghb, and the count per check says so.
+    assert_eq!(s["by_check"]["ghb"], 10);
+    // Without --axiom: the same ten plus the sc-per-location and
+    // atomicity-only ones (CoRW1, CoWR, the atomicity test ...).
+    let all = summary(&[
+        "synth", "--model", "x86tso", "--arch", "X86", "--events", "4", "--json",
+    ]);
+    assert_eq!(all["by_check"]["ghb"], 10);
+    assert!(names(&all).contains(&"CoWR".to_string()));
+    assert!(names(&all).contains(&"CoRW1".to_string()));
+}
+
+#[test]
+fn sc_and_tso_differ_by_sb_and_r_at_four_events() {
+    let o = litmix(&[
+        "compare",
+        "--distinguish",
+        "sc",
+        "x86tso",
+        "--arch",
+        "X86",
+        "--events",
+        "4",
+        "--json",
+    ]);
+    assert!(o.status.success());
+    let s: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(names(&s), vec!["R".to_string(), "SB".to_string()]);
+    for t in s["tests"].as_array().unwrap() {
+        assert_eq!(t["allowed_by"], "x86tso");
+    }
+    // --expect equal fails, --expect subset (sc's outcomes within tso's) holds.
+    let base = [
+        "compare",
+        "--distinguish",
+        "sc",
+        "x86tso",
+        "--arch",
+        "X86",
+        "--events",
+        "4",
+    ];
+    let eq = litmix(&[&base[..], &["--expect", "equal"]].concat());
+    assert_eq!(eq.status.code(), Some(1));
+    let sub = litmix(&[&base[..], &["--expect", "subset"]].concat());
+    assert_eq!(sub.status.code(), Some(0), "{}", stdout(&sub));
+    // A model against itself: the bounded claim.
+    let same = litmix(&[
+        "compare",
+        "--distinguish",
+        "x86tso",
+        "x86tso",
+        "--arch",
+        "X86",
+        "--events",
+        "3",
+        "--expect",
+        "equal",
+    ]);
+    assert!(same.status.success());
+    assert!(
+        stdout(&same).contains("x86tso and x86tso agree on all"),
+        "{}",
+        stdout(&same)
+    );
+}
+
+#[test]
+fn shards_add_up_to_the_whole() {
+    let whole = summary(&[
+        "synth", "--model", "x86tso", "--arch", "X86", "--events", "4", "--json",
+    ]);
+    let dir = std::env::temp_dir().join(format!("litmix-synth-shards-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        let o = litmix(&[
+            "synth", "--model", "x86tso", "--arch", "X86", "--events", "4", "--json", "--shard",
+            &shard,
+        ]);
+        assert!(o.status.success());
+        let f = dir.join(format!("s{k}.json"));
+        std::fs::write(&f, &o.stdout).unwrap();
+        files.push(f.display().to_string());
+    }
+    let mut args = vec!["synth", "--json", "--merge"];
+    args.extend(files.iter().map(String::as_str));
+    let merged = summary(&args);
+    for k in [
+        "shapes",
+        "programs",
+        "outcomes",
+        "found",
+        "minimal",
+        "unique",
+        "inexpressible",
+    ] {
+        assert_eq!(merged[k], whole[k], "{k}");
+    }
+    assert_eq!(merged["by_check"], whole["by_check"]);
+    // A missing shard is an error.
+    let o = litmix(&["synth", "--merge", &files[0], &files[1]]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn output_is_the_same_whatever_the_thread_count() {
+    let args = [
+        "synth", "--model", "x86tso", "--arch", "X86", "--events", "5", "--json",
+    ];
+    let one: serde_json::Value =
+        serde_json::from_str(stdout(&litmix_env(&args, Some("1"))).trim()).unwrap();
+    let four: serde_json::Value =
+        serde_json::from_str(stdout(&litmix_env(&args, Some("4"))).trim()).unwrap();
+    assert_eq!(tests_of(&one), tests_of(&four));
+    for k in [
+        "programs",
+        "judged",
+        "found",
+        "minimal",
+        "unique",
+        "inexpressible",
+    ] {
+        assert_eq!(one[k], four[k], "{k}");
+    }
+}
+
+#[test]
+fn cuts_lose_nothing() {
+    for (model, arch, events) in [
+        ("x86tso", "X86", "4"),
+        ("sc", "X86", "4"),
+        ("ptx6", "PTX", "3"),
+    ] {
+        let args = [
+            "synth", "--model", model, "--arch", arch, "--events", events, "--json",
+        ];
+        let cut = summary(&args);
+        let plain = summary(&[&args[..], &["--no-prune"]].concat());
+        assert_eq!(tests_of(&cut), tests_of(&plain), "{model}");
+        for k in ["programs", "found", "minimal", "unique"] {
+            assert_eq!(cut[k], plain[k], "{model} {k}");
+        }
+    }
+}
+
+#[test]
+fn emitted_tests_pass_conform_and_mutants_are_allowed() {
+    let dir = std::env::temp_dir().join(format!("litmix-synth-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.display().to_string();
+    let o = litmix(&[
+        "synth",
+        "--model",
+        "x86tso",
+        "--arch",
+        "X86",
+        "--events",
+        "4",
+        "--out",
+        &d,
+        "--allowed-set",
+    ]);
+    assert!(o.status.success());
+    assert!(dir.join("MP.litmus").exists());
+    assert!(dir.join("SB.litmus").exists() || !dir.join("SB.litmus").exists());
+    let csv = std::fs::read_to_string(dir.join("expected.csv")).unwrap();
+    assert!(csv.contains("MP.litmus,x86tso,No"), "{csv}");
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with("MP+remove") && l.ends_with(",Ok"))
+    );
+    let none = dir.join("known.csv");
+    std::fs::write(&none, "test,model,oracle,litmix,reason\n").unwrap();
+    let c = litmix(&[
+        "conform",
+        "--expected",
+        &dir.join("expected.csv").display().to_string(),
+        "--known",
+        &none.display().to_string(),
+    ]);
+    assert!(c.status.success(), "{}", stdout(&c));
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let o = litmix(&[
+        "synth", "--model", "x86tso", "--arch", "X86", "--axiom", "nope",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no such check"));
+    let o = litmix(&[
+        "synth",
+        "--model",
+        "x86tso",
+        "--vocab",
+        "/nonexistent.vocab",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = litmix(&[
+        "synth", "--model", "x86tso", "--arch", "X86", "--events", "40",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
