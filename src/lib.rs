@@ -17,6 +17,7 @@
 //! assert!(!litmix::exec::check(&test, &sc, &opts).unwrap().validated);
 //! ```
 
+pub mod budget;
 pub mod cat;
 pub mod compare;
 pub mod conformance;

@@ -949,6 +949,7 @@ impl Program {
         st: &'a State<'_>,
         locals: &'a [Value],
     ) -> Res<Cow<'a, Value>> {
+        super::guard::tick(st.deadline, e.loc)?;
         use Cow::{Borrowed, Owned};
         let n = st.n;
         Ok(match &e.node {
@@ -1242,6 +1243,7 @@ impl Program {
                 )),
             }
         };
+        let _call = super::guard::call(st.deadline, loc)?;
         match f {
             Value::Clo(c) => match &c.code {
                 CloCode::Func(fi) => {
@@ -1672,6 +1674,9 @@ impl Program {
     /// Whether check `c` holds on `st` (flags and failures dropped); used on
     /// partial candidates by the pruning search.
     pub fn check_holds(&self, c: &CCheck, st: &State<'_>) -> Res<bool> {
+        if st.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            return Err(super::guard::past_deadline(c.expr.loc));
+        }
         Ok(self
             .run_check(c, st, &mut Vec::new(), false, false)?
             .is_none())
