@@ -205,22 +205,23 @@ fn is_json(v: Option<&HeaderValue>) -> bool {
 /// timeout.
 async fn read_body(st: &AppState, req: Request) -> Result<Bytes, Response> {
     let limit = st.limits.body_bytes;
+    // These two leave the unread body to hyper, as axum's own limit did.
     let too_large = || {
-        closing(json_response(
+        json_response(
             StatusCode::PAYLOAD_TOO_LARGE,
             json!({
                 "error": format!("limit exceeded: the request body is over {limit} bytes"),
                 "limit": "body",
             }),
-        ))
+        )
     };
     if !is_json(req.headers().get(header::CONTENT_TYPE)) {
-        return Err(closing(json_response(
+        return Err(json_response(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             json!({
                 "error": "the request body must be sent with Content-Type: application/json",
             }),
-        )));
+        ));
     }
     let declared = req
         .headers()
