@@ -78,10 +78,10 @@ pub const MAX_ERROR_LINE_CHARS: usize = 240;
 /// of [`MAX_ERROR_LINE_CHARS`] characters, [`MAX_ERROR_CHARS`] in all.
 pub fn clip_error(v: &mut Json) {
     match v {
-        Json::String(s) => {
-            if s.len() > MAX_ERROR_LINE_CHARS || s.lines().count() > MAX_ERROR_LINES {
-                *s = clip_text(s);
-            }
+        Json::String(s)
+            if s.len() > MAX_ERROR_LINE_CHARS || s.lines().count() > MAX_ERROR_LINES =>
+        {
+            *s = clip_text(s);
         }
         Json::Array(a) => a.iter_mut().for_each(clip_error),
         Json::Object(o) => o.values_mut().for_each(clip_error),
