@@ -54,7 +54,7 @@ pub fn serve(a: ServeArgs) -> ExitCode {
         time: Duration::from_secs_f64(a.time_limit),
         max_candidates: a.max_candidates,
         read_timeout: Duration::from_secs_f64(a.read_timeout),
-        max_memory: (a.max_memory > 0).then(|| a.max_memory << 20),
+        max_memory: (a.max_memory > 0).then_some(a.max_memory << 20),
         ..ServeLimits::default()
     };
     if let Some(w) = a.workers {
