@@ -38,5 +38,5 @@ pub mod rel;
 pub mod report;
 pub mod serve;
 pub mod small_alloc;
-pub mod verdict;
 pub mod synth;
+pub mod verdict;

@@ -68,6 +68,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Parsers and the evaluator bound their depth for this stack, on the
+    // main work's thread and on rayon's.
+    litmix::budget::init_thread_pool();
+    litmix::budget::with_big_stack(dispatch)
+}
+
+fn dispatch() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run(a) => cli::run::run(a),

@@ -35,7 +35,10 @@ const RULES: &[(&str, &[&str])] = &[
     ("report", &["ir", "diag", "verdict"]),
     // The seed-003 pomset judge: from the IR to a verdict (the cat
     // library's failure type describes a violated condition for --why).
-    ("pwt", &["ir", "diag", "verdict", "cat", "budget", "fast_hash"]),
+    (
+        "pwt",
+        &["ir", "diag", "verdict", "cat", "budget", "fast_hash"],
+    ),
     // Real-GPU runs: kernels and statistics from the IR and verdicts; the
     // model's answer comes from the driver, called by the command line.
     ("hw", &["ir", "diag", "verdict", "fast_hash"]),

@@ -10,6 +10,7 @@ pub mod ast;
 mod compile;
 mod eval;
 mod func;
+mod guard;
 pub mod lexer;
 pub mod monotone;
 pub mod parser;
@@ -625,7 +626,15 @@ impl Model {
         cache: &mut StaticCache,
     ) -> bool {
         let program = plan.program.as_deref().unwrap_or(&self.program);
+        let deadline = cache.deadline;
+        if deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            return false;
+        }
         self.with_static_cache_of(program, env, cache, |program, st| {
+            // Past the deadline every check fails to evaluate (so none
+            // prunes) at once, and the search's next look at the clock
+            // stops it.
+            st.deadline = deadline;
             program.least_with_values(0, st);
             plan.checks.iter().any(|&i| {
                 matches!(&program.stmts[i], CStmt::Check(c)

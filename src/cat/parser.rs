@@ -21,6 +21,20 @@ use super::ast::{
 };
 use super::lexer::{Kw, Tok, Token, tokenize};
 
+/// Deepest nesting of expressions and blocks a model may use: parentheses,
+/// brackets, `let ... in`, `fun`, `match`, `if`/`forall`/`procedure`
+/// blocks, prefix `~`, postfix operators, curried applications and chains
+/// of the non-associative `++` and `\` each count one level per step.
+/// Every walk over the syntax tree (compiler, analyses, evaluator) recurses
+/// at most this deep per level, so the worker's stack
+/// ([`crate::budget::STACK_BYTES`]) bounds them all.
+pub const MAX_NESTING: u32 = 200;
+
+/// Operator chains of an associative operator (`|`, `;`, `&`) longer than
+/// this are built as a balanced tree (height log2 of the length) instead of
+/// leaning right, so that a 5,000-term union stays shallow.
+const BALANCE_FROM: usize = 32;
+
 /// Parses one cat file (`file` is its index in the model's file table).
 pub fn parse_file(src: &str, file: usize) -> Result<File, Error> {
     let tokens = tokenize(src, file)?;
@@ -30,6 +44,7 @@ pub fn parse_file(src: &str, file: usize) -> Result<File, Error> {
         i: 0,
         prev_end: 0,
         pending: Vec::new(),
+        depth: 0,
     };
     p.file()
 }
@@ -43,6 +58,8 @@ struct Parser<'s> {
     /// Instructions an instruction brought along, to follow it (the check
     /// of `let rec ... when`).
     pending: Vec<Stmt>,
+    /// Current nesting (see [`MAX_NESTING`]).
+    depth: u32,
 }
 
 /// Collapses runs of whitespace into single spaces.
@@ -124,6 +141,40 @@ impl Parser<'_> {
         collapse_ws(&self.src[start..self.prev_end.max(start)])
     }
 
+    /// Goes `levels` levels deeper at `loc`; fails past [`MAX_NESTING`].
+    /// The caller gives them back with [`Parser::leave`].
+    fn enter(&mut self, levels: usize, loc: Loc) -> Result<(), Error> {
+        let levels = u32::try_from(levels).unwrap_or(u32::MAX);
+        let depth = self.depth.saturating_add(levels);
+        if depth > MAX_NESTING {
+            return Err(Error::new(
+                loc,
+                format!(
+                    "limit exceeded: the model nests deeper than {MAX_NESTING} levels here \
+                     (parentheses, let ... in, blocks, unary operators, chains of '++' or '\\' \
+                     and curried applications each count)"
+                ),
+            )
+            .expected(format!("at most {MAX_NESTING} nested levels")));
+        }
+        self.depth = depth;
+        Ok(())
+    }
+
+    fn leave(&mut self, levels: usize) {
+        self.depth = self
+            .depth
+            .saturating_sub(u32::try_from(levels).unwrap_or(u32::MAX));
+    }
+
+    /// Runs `f` one nesting level deeper.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, Error>) -> Result<T, Error> {
+        self.enter(1, self.loc())?;
+        let r = f(self)?;
+        self.leave(1);
+        Ok(r)
+    }
+
     // ----- files and instructions -------------------------------------------
 
     fn file(&mut self) -> Result<File, Error> {
@@ -159,6 +210,10 @@ impl Parser<'_> {
     }
 
     fn stmt(&mut self) -> Result<Stmt, Error> {
+        self.nested(Self::stmt_inner)
+    }
+
+    fn stmt_inner(&mut self) -> Result<Stmt, Error> {
         let loc = self.loc();
         match self.tok().clone() {
             Tok::Kw(Kw::Let) => self.let_stmt(),
@@ -508,6 +563,10 @@ impl Parser<'_> {
     /// Parses an expression: `let ... in`, `fun`, `try`, `match` and `if`
     /// at this level only (as in herd's grammar, they are not operands).
     fn expr(&mut self) -> Result<Expr, Error> {
+        self.nested(Self::expr_inner)
+    }
+
+    fn expr_inner(&mut self) -> Result<Expr, Error> {
         if matches!(
             self.tok(),
             Tok::Kw(Kw::Let | Kw::Fun | Kw::Try | Kw::Match | Kw::If)
@@ -527,39 +586,71 @@ impl Parser<'_> {
         if level == LEVELS.len() {
             return self.diff();
         }
-        let lhs = self.right_assoc(level + 1)?;
         let (tok, op) = &LEVELS[level];
-        if self.tok() == tok {
-            let op_loc = self.loc();
-            self.advance();
-            let rhs = self.right_assoc(level)?;
-            return Ok(binary(*op, op_loc, lhs, rhs));
-        }
-        Ok(lhs)
+        self.chain(tok, *op, |p| p.right_assoc(level + 1))
     }
 
-    /// `\`, left-associative.
+    /// `operand (tok operand)*` for a right-associative `op`, built without
+    /// recursion per operator: right-leaning as written, or balanced when
+    /// `op` is associative and the chain long ([`BALANCE_FROM`]); a long
+    /// chain of `++` counts against [`MAX_NESTING`].
+    fn chain(
+        &mut self,
+        tok: &Tok,
+        op: BinOp,
+        mut operand: impl FnMut(&mut Self) -> Result<Expr, Error>,
+    ) -> Result<Expr, Error> {
+        let first = operand(self)?;
+        if self.tok() != tok {
+            return Ok(first);
+        }
+        let mut operands = vec![first];
+        let mut ops = Vec::new();
+        let associative = op != BinOp::Add;
+        while self.tok() == tok {
+            let op_loc = self.loc();
+            ops.push(op_loc);
+            self.advance();
+            if !associative {
+                // Each `++` is one more level of the tree (an error ends
+                // the parse: levels are given back on success only).
+                self.enter(1, op_loc)?;
+            }
+            operands.push(operand(self)?);
+        }
+        if !associative {
+            self.leave(ops.len());
+        }
+        if associative && operands.len() > BALANCE_FROM {
+            return Ok(balanced(op, &ops, operands));
+        }
+        let mut acc = operands.pop().expect("a chain has operands");
+        while let (Some(lhs), Some(op_loc)) = (operands.pop(), ops.pop()) {
+            acc = binary(op, op_loc, lhs, acc);
+        }
+        Ok(acc)
+    }
+
+    /// `\`, left-associative; each operator counts one nesting level.
     fn diff(&mut self) -> Result<Expr, Error> {
         let mut lhs = self.inter()?;
+        let mut steps = 0;
         while *self.tok() == Tok::Backslash {
             let op_loc = self.loc();
             self.advance();
+            // An error ends the parse: levels are given back on success only.
+            self.enter(1, op_loc)?;
+            steps += 1;
             let rhs = self.inter()?;
             lhs = binary(BinOp::Diff, op_loc, lhs, rhs);
         }
+        self.leave(steps);
         Ok(lhs)
     }
 
     /// `&`, right-associative.
     fn inter(&mut self) -> Result<Expr, Error> {
-        let lhs = self.cartesian()?;
-        if *self.tok() == Tok::Amp {
-            let op_loc = self.loc();
-            self.advance();
-            let rhs = self.inter()?;
-            return Ok(binary(BinOp::Inter, op_loc, lhs, rhs));
-        }
-        Ok(lhs)
+        self.chain(&Tok::Amp, BinOp::Inter, Self::cartesian)
     }
 
     /// Binary `*`, non-associative. The postfix loop leaves a `*` unconsumed
@@ -582,20 +673,29 @@ impl Parser<'_> {
     }
 
     fn prefix(&mut self) -> Result<Expr, Error> {
-        if *self.tok() == Tok::Tilde {
-            let loc = self.loc();
+        let mut tildes = Vec::new();
+        while *self.tok() == Tok::Tilde {
+            tildes.push(self.loc());
             self.advance();
-            let e = self.prefix()?;
-            return Ok(Expr {
+        }
+        if tildes.is_empty() {
+            return self.postfix();
+        }
+        self.enter(tildes.len(), tildes[0])?;
+        let mut e = self.postfix()?;
+        self.leave(tildes.len());
+        for loc in tildes.into_iter().rev() {
+            e = Expr {
                 kind: ExprKind::Unary(UnOp::Complement, Box::new(e)),
                 loc,
-            });
+            };
         }
-        self.postfix()
+        Ok(e)
     }
 
     fn postfix(&mut self) -> Result<Expr, Error> {
         let mut e = self.primary()?;
+        let mut steps = 0;
         loop {
             let op = match self.tok() {
                 Tok::HatInv => UnOp::Inverse,
@@ -603,8 +703,13 @@ impl Parser<'_> {
                 Tok::HatStar => UnOp::Star,
                 Tok::Question | Tok::HatQuestion => UnOp::Opt,
                 Tok::Star if !self.peek_tok(1).starts_operand() => UnOp::Star,
-                _ => return Ok(e),
+                _ => {
+                    self.leave(steps);
+                    return Ok(e);
+                }
             };
+            self.enter(1, self.loc())?;
+            steps += 1;
             self.advance();
             let loc = e.loc;
             e = Expr {
@@ -694,7 +799,12 @@ impl Parser<'_> {
                     kind: ExprKind::App { func: name, args },
                     loc,
                 };
+                // Each curried argument is one more level of the tree (an
+                // error ends the parse, so levels are given back on success).
+                let mut steps = 0;
                 while self.starts_arg() {
+                    self.enter(1, self.loc())?;
+                    steps += 1;
                     let a = self.arg()?;
                     e = Expr {
                         kind: ExprKind::Apply {
@@ -704,6 +814,7 @@ impl Parser<'_> {
                         loc,
                     };
                 }
+                self.leave(steps);
                 Ok(e)
             }
             Tok::Kw(Kw::Let) => {
@@ -1006,6 +1117,23 @@ impl Parser<'_> {
         };
         Ok(Expr { kind, loc })
     }
+}
+
+/// A balanced tree of the associative `op` over `operands` (`ops[i]` is
+/// the operator between operands `i` and `i + 1`).
+fn balanced(op: BinOp, ops: &[Loc], mut operands: Vec<Expr>) -> Expr {
+    fn build(op: BinOp, ops: &[Loc], operands: &mut [Option<Expr>]) -> Expr {
+        if operands.len() == 1 {
+            return operands[0].take().expect("each operand is used once");
+        }
+        let mid = operands.len() / 2;
+        let (left, right) = operands.split_at_mut(mid);
+        let lhs = build(op, &ops[..mid - 1], left);
+        let rhs = build(op, &ops[mid..], right);
+        binary(op, ops[mid - 1], lhs, rhs)
+    }
+    let mut slots: Vec<Option<Expr>> = operands.drain(..).map(Some).collect();
+    build(op, ops, &mut slots)
 }
 
 /// Whether the argument just parsed (ending before token `i`) was written

@@ -22,9 +22,18 @@ pub struct ServeArgs {
     /// Candidate executions one check may judge.
     #[arg(long, default_value_t = ServeLimits::default().max_candidates)]
     pub max_candidates: u64,
-    /// Checks running at once (default: the number of cores).
+    /// Checks running at once in the long lane (default: the number of
+    /// cores); the fast lane runs more (docs/limits.md).
     #[arg(long)]
     pub workers: Option<usize>,
+    /// Seconds a client may take to send a request's headers, then its
+    /// body (also how long an idle connection stays open).
+    #[arg(long, default_value_t = 5.0)]
+    pub read_timeout: f64,
+    /// Resident memory (MiB) of the server past which searches stop with a
+    /// limit (0: none).
+    #[arg(long, default_value_t = 2048)]
+    pub max_memory: u64,
     /// Instead of serving: start on a free loopback port, time N sequential
     /// MP requests (p50/p99) and the throughput of concurrent clients, print
     /// the figures and exit.
@@ -38,9 +47,15 @@ pub fn serve(a: ServeArgs) -> ExitCode {
         eprintln!("litmix: --time-limit must be between 0 and 3600 seconds");
         return ExitCode::from(2);
     }
+    if !(a.read_timeout.is_finite() && a.read_timeout > 0.0 && a.read_timeout <= 3600.0) {
+        eprintln!("litmix: --read-timeout must be between 0 and 3600 seconds");
+        return ExitCode::from(2);
+    }
     let mut limits = ServeLimits {
         time: Duration::from_secs_f64(a.time_limit),
         max_candidates: a.max_candidates,
+        read_timeout: Duration::from_secs_f64(a.read_timeout),
+        max_memory: (a.max_memory > 0).then_some(a.max_memory << 20),
         ..ServeLimits::default()
     };
     if let Some(w) = a.workers {

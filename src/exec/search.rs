@@ -257,8 +257,11 @@ impl RfSearch<'_, '_> {
         let (mut nodes, mut width) = (1f64, 1f64);
         let mut assigned = Vec::new();
         let mut complete = true;
+        // Past the deadline a probe stops where it is (its caller's next
+        // look at the clock ends the search).
+        let past = |d: Option<Instant>| d.is_some_and(|d| Instant::now() > d);
         for &r in &skel.reads {
-            if !self.constraints_possible() {
+            if !self.constraints_possible() || past(self.deadline) {
                 complete = false;
                 break;
             }
@@ -310,6 +313,9 @@ impl RfSearch<'_, '_> {
             'locs: for loc in (0..order.len()).rev() {
                 let len = order[loc].len();
                 for k in 0..len.saturating_sub(1) {
+                    if past(self.deadline) {
+                        break 'locs;
+                    }
                     let mut alive = Vec::new();
                     for i in k..len {
                         order[loc].swap(k, i);

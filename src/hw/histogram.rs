@@ -6,10 +6,10 @@
 //! of the plan's test (the same check `litmix run` does).
 
 use super::Plan;
-use crate::ir::outcome::{satisfies, term_name, value_text};
-use crate::verdict::CheckResult;
 use crate::fast_hash::FastHash;
+use crate::ir::outcome::{satisfies, term_name, value_text};
 use crate::ir::{Term, Value};
+use crate::verdict::CheckResult;
 use serde_json::{Value as Json, json};
 use std::collections::{BTreeMap, HashMap};
 

@@ -18,6 +18,7 @@ use crate::ir::Value;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Limits and knobs of one exploration.
@@ -138,8 +139,15 @@ fn expand<M: Machine>(m: &M, s: &M::State) -> Result<ExpandedOf<M>, MachineError
 /// Frontiers narrower than this are expanded on the calling thread.
 const PARALLEL_FRONTIER: usize = 64;
 
-/// States of a level expanded between two looks at the deadline.
-const EXPAND_CHUNK: usize = 16_384;
+/// States of a level expanded before their successors are merged: small,
+/// so that the successors waiting to be merged (every enabled transition's
+/// whole state) stay a small multiple of the visited map, whatever the
+/// machine's branching.
+const EXPAND_CHUNK: usize = 1_024;
+
+/// New states between two looks at the memory budget (the clock is looked
+/// at before every expansion: one costs far more than reading it).
+const MEMORY_EVERY: u32 = 4_096;
 
 /// Explores every state of `m` reachable from its initial state.
 pub fn explore<M: Machine>(
@@ -182,19 +190,41 @@ pub fn explore<M: Machine>(
             _ => Ok(()),
         }
     };
+    // Set by any expansion that sees the deadline pass: the others of the
+    // chunk then return at once, so a cut-off run stops within a few
+    // expansions of its deadline instead of finishing the chunk.
+    let stop = AtomicBool::new(false);
+    let expand_one = |s: &M::State| -> Option<Result<ExpandedOf<M>, MachineError>> {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        if opts.deadline.is_some_and(|d| Instant::now() > d) {
+            stop.store(true, Ordering::Relaxed);
+            return None;
+        }
+        Some(expand(m, s))
+    };
     while !frontier.is_empty() {
         let mut next = Vec::new();
-        // A level is expanded in chunks, with the deadline checked between
-        // them: one wide level can take far longer than a time limit.
+        // A level is expanded in chunks; the deadline is looked at during
+        // the expansion and the state and memory budgets as states are
+        // created.
         for chunk in frontier.chunks(EXPAND_CHUNK) {
             past_deadline(nodes.len())?;
-            let expanded: Vec<Result<_, MachineError>> =
+            let expanded: Vec<Option<Result<_, MachineError>>> =
                 if opts.parallel && chunk.len() >= PARALLEL_FRONTIER {
-                    chunk.par_iter().map(|(_, s)| expand(m, s)).collect()
+                    chunk.par_iter().map(|(_, s)| expand_one(s)).collect()
                 } else {
-                    chunk.iter().map(|(_, s)| expand(m, s)).collect()
+                    chunk.iter().map(|(_, s)| expand_one(s)).collect()
                 };
+            if stop.load(Ordering::Relaxed) {
+                return Err(ExploreError::Timeout {
+                    after: start.elapsed(),
+                    states: nodes.len() as u64,
+                });
+            }
             for ((id, _), e) in chunk.iter().zip(expanded) {
+                let Some(e) = e else { continue };
                 let e = e.map_err(ExploreError::Machine)?;
                 if e.reduced {
                     out.reduced += 1;
@@ -219,8 +249,13 @@ pub fn explore<M: Machine>(
                             opts.max_states
                         )));
                     }
-                    if nid.is_multiple_of(4096) {
+                    if nid.is_multiple_of(MEMORY_EVERY) {
                         past_deadline(nodes.len())?;
+                        if let Some(m) = crate::budget::memory_exceeded() {
+                            return Err(ExploreError::Limit(format!(
+                                "{m} after {nid} machine states"
+                            )));
+                        }
                     }
                     visited.insert(k, nid);
                     nodes.push(Node {

@@ -12,6 +12,7 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The body of `POST /api/run`.
 #[derive(Deserialize, Debug, Clone)]
@@ -49,9 +50,10 @@ pub const CAT_FILE: &str = "model.cat";
 /// Witness executions kept for graphs (as `--dot`).
 const GRAPH_WITNESSES: usize = 4;
 
-/// The engine options for the server's limits, the time limit included
-/// (the engine's own deadline), through the driver's one conversion.
-pub fn options(st: &AppState, req: &RunRequest) -> CheckOptions {
+/// The engine options for the server's limits, with `time` as the engine's
+/// own deadline (`CheckOptions::timeout`: the lane's share of the time
+/// limit, see [`super::api`]), through the driver's one conversion.
+pub fn options(st: &AppState, req: &RunRequest, time: Duration) -> CheckOptions {
     let l = &st.limits;
     let mut opts = crate::driver::Limits {
         unroll: l.unroll,
@@ -61,7 +63,7 @@ pub fn options(st: &AppState, req: &RunRequest) -> CheckOptions {
         max_states: l.max_states,
         // The engine stops at this deadline itself, so a cut-off check
         // frees its worker instead of running on to its candidate budget.
-        timeout: Some(l.time),
+        timeout: Some(time),
         prune: true,
     }
     .options();
@@ -70,8 +72,9 @@ pub fn options(st: &AppState, req: &RunRequest) -> CheckOptions {
     opts
 }
 
-/// Runs one request: the status and the JSON body to answer with.
-pub fn run_check(st: &Arc<AppState>, req: &RunRequest) -> (StatusCode, Json) {
+/// Runs one request within `time`: the status and the JSON body to answer
+/// with.
+pub fn run_check(st: &Arc<AppState>, req: &RunRequest, time: Duration) -> (StatusCode, Json) {
     let file: String = req
         .file
         .as_deref()
@@ -85,7 +88,7 @@ pub fn run_check(st: &Arc<AppState>, req: &RunRequest) -> (StatusCode, Json) {
         Ok(t) => t,
         Err(d) => return (StatusCode::BAD_REQUEST, diagnostic_json(&file, &d)),
     };
-    let opts = options(st, req);
+    let opts = options(st, req, time);
     let judge = match resolve_judge(st, req, &test) {
         Ok(j) => j,
         Err(body) => return (StatusCode::BAD_REQUEST, body),

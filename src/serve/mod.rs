@@ -12,11 +12,14 @@
 //! - [`examples`]: the bundled examples, the project's own verdict-tested
 //!   litmus files.
 //!
-//! Checks never run on the async threads: each takes a permit of a worker
-//! pool ([`ServeLimits::workers`]) and runs in `spawn_blocking`; the request
-//! waits at most [`ServeLimits::time`] for it, and the check itself is
-//! bounded by the engine's candidate, path and event limits, so a worker
-//! whose client gave up still finishes on its own.
+//! Checks never run on the async threads: each runs in `spawn_blocking`
+//! under the engine's own deadline, in two lanes (docs/limits.md): every
+//! check starts in the fast lane ([`ServeLimits::fast_workers`]) with a
+//! short deadline ([`ServeLimits::grace`]); one that needs more starts again
+//! in the long lane ([`ServeLimits::workers`]) with what is left of
+//! [`ServeLimits::time`]. Small checks never queue behind runaways. The
+//! connection layer ([`serve_on`]) caps connections and times out slow
+//! headers, bodies and idle connections.
 
 pub mod api;
 pub mod assets;
@@ -51,6 +54,25 @@ pub struct ServeLimits {
     pub max_states: usize,
     /// Picks one `POST /api/step` may replay.
     pub max_picks: usize,
+    /// Fast-lane deadline: every check runs first under this (at most a
+    /// quarter of `time`); one cut off by it starts again in the long lane.
+    pub grace: Duration,
+    /// Checks running at once in the fast lane.
+    pub fast_workers: usize,
+    /// Checks that may wait for a long-lane worker; more get 503 at once.
+    pub long_queue: usize,
+    /// Time to send a request's headers, and then its body; also how long
+    /// an idle kept-alive connection stays open.
+    pub read_timeout: Duration,
+    /// Longest life of one connection, whatever it does.
+    pub connection_lifetime: Duration,
+    /// Open connections; more are closed at once.
+    pub max_connections: usize,
+    /// Resident memory of the server process past which searches stop
+    /// with a limit (see [`crate::budget::set_memory_limit`]).
+    pub max_memory: Option<u64>,
+    /// Largest response body; a larger result gets a 422 naming the limit.
+    pub max_response_bytes: usize,
 }
 
 impl Default for ServeLimits {
@@ -73,6 +95,15 @@ impl Default for ServeLimits {
             max_states: 200_000,
             // Machine traces of the tests the page runs are tens of steps.
             max_picks: 1_000,
+            // Every example of the page answers in under 100 ms.
+            grace: Duration::from_millis(250),
+            fast_workers: 8,
+            long_queue: 4,
+            read_timeout: Duration::from_secs(5),
+            connection_lifetime: Duration::from_secs(120),
+            max_connections: 256,
+            max_memory: Some(2 << 30),
+            max_response_bytes: 8 << 20,
         }
     }
 }
@@ -85,8 +116,12 @@ pub struct AppState {
     pub loopback_only: bool,
     /// Built-in models, parsed once.
     pub models: ModelCache,
-    /// One permit per check allowed to run at once.
+    /// One permit per check allowed to run at once in the long lane.
     pub workers: Arc<Semaphore>,
+    /// One permit per check allowed to run at once in the fast lane.
+    pub fast: Arc<Semaphore>,
+    /// Checks waiting for a long-lane permit.
+    pub long_waiting: std::sync::atomic::AtomicUsize,
 }
 
 impl AppState {
@@ -94,6 +129,8 @@ impl AppState {
     pub fn new(limits: ServeLimits, addr: SocketAddr) -> Arc<AppState> {
         Arc::new(AppState {
             workers: Arc::new(Semaphore::new(limits.workers.max(1))),
+            fast: Arc::new(Semaphore::new(limits.fast_workers.max(1))),
+            long_waiting: Default::default(),
             loopback_only: addr.ip().is_loopback(),
             limits,
             models: ModelCache::default(),
@@ -103,7 +140,9 @@ impl AppState {
 
 /// The whole application: API and page.
 pub fn router(state: Arc<AppState>) -> axum::Router {
-    let app = api::routes(state.clone()).merge(assets::routes());
+    let app = api::routes(state.clone())
+        .merge(assets::routes())
+        .layer(axum::middleware::map_response(api::security_headers));
     if state.loopback_only {
         app.layer(axum::middleware::from_fn(loopback_host_only))
     } else {
@@ -189,13 +228,63 @@ impl Drop for Running {
     }
 }
 
-/// Builds the runtime the server runs on: `threads` async worker threads.
+/// Builds the runtime the server runs on: `threads` async worker threads;
+/// every thread (blocking workers included) gets the stack the parsers'
+/// and the evaluator's limits are sized for.
 fn runtime(threads: usize) -> std::io::Result<tokio::runtime::Runtime> {
+    crate::budget::init_thread_pool();
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads.max(1))
         .thread_name("litmix-serve")
+        .thread_stack_size(crate::budget::STACK_BYTES)
         .enable_all()
         .build()
+}
+
+/// Accepts connections on `listener` and serves `app` on each until
+/// `shutdown` resolves: at most [`ServeLimits::max_connections`] at once
+/// (more are closed at once), headers within
+/// [`ServeLimits::read_timeout`] (also the idle time between requests of a
+/// kept-alive connection), each connection closed after
+/// [`ServeLimits::connection_lifetime`].
+pub async fn serve_on(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    limits: &ServeLimits,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    let open = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let (read_timeout, lifetime) = (limits.read_timeout, limits.connection_lifetime);
+    tokio::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            _ = &mut shutdown => return,
+            r = listener.accept() => match r {
+                Ok((stream, _)) => stream,
+                // Out of file descriptors and the like: wait a little
+                // rather than spin.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                }
+            },
+        };
+        let Ok(permit) = open.clone().try_acquire_owned() else {
+            drop(stream);
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let _permit = permit;
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(read_timeout)
+                .max_buf_size(64 << 10)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            let _ = tokio::time::timeout(lifetime, conn).await;
+        });
+    }
 }
 
 /// Binds `addr` (port 0: any free port) and serves on a background thread.
@@ -205,7 +294,8 @@ pub fn start(addr: SocketAddr, limits: ServeLimits) -> std::io::Result<Running> 
     let addr = listener.local_addr()?;
     let rt = runtime(2)?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let state = AppState::new(limits, addr);
+    crate::budget::set_memory_limit(limits.max_memory);
+    let state = AppState::new(limits.clone(), addr);
     let thread = std::thread::Builder::new()
         .name("litmix-serve-main".into())
         .spawn(move || {
@@ -213,14 +303,13 @@ pub fn start(addr: SocketAddr, limits: ServeLimits) -> std::io::Result<Running> 
                 let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
                     return;
                 };
-                let _ = axum::serve(listener, router(state))
-                    .with_graceful_shutdown(async {
-                        let _ = rx.await;
-                    })
-                    .await;
+                serve_on(listener, router(state), &limits, async {
+                    let _ = rx.await;
+                })
+                .await;
             });
-            // Checks still running finish on their own (they are bounded);
-            // do not wait for them here.
+            // Checks still running stop at their deadline; do not wait for
+            // them here.
             rt.shutdown_timeout(Duration::from_millis(100));
         })?;
     Ok(Running {
@@ -238,10 +327,13 @@ pub fn serve_forever(
     on_ready: impl FnOnce(SocketAddr),
 ) -> std::io::Result<()> {
     let rt = runtime(2)?;
+    crate::budget::set_memory_limit(limits.max_memory);
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let bound = listener.local_addr()?;
         on_ready(bound);
-        axum::serve(listener, router(AppState::new(limits, bound))).await
+        let app = router(AppState::new(limits.clone(), bound));
+        serve_on(listener, app, &limits, std::future::pending()).await;
+        Ok(())
     })
 }

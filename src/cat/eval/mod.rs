@@ -388,6 +388,7 @@ impl Program {
         st: &'a State<'_>,
         locals: &'a [Value],
     ) -> Res<Cow<'a, Value>> {
+        super::guard::tick(st.deadline, e.loc)?;
         use Cow::{Borrowed, Owned};
         let n = st.n;
         Ok(match &e.node {
@@ -681,6 +682,7 @@ impl Program {
                 )),
             }
         };
+        let _call = super::guard::call(st.deadline, loc)?;
         match f {
             Value::Clo(c) => match &c.code {
                 CloCode::Func(fi) => {

@@ -280,6 +280,9 @@ impl Program {
     /// Whether check `c` holds on `st` (flags and failures dropped); used on
     /// partial candidates by the pruning search.
     pub fn check_holds(&self, c: &CCheck, st: &State<'_>) -> Res<bool> {
+        if st.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            return Err(super::super::guard::past_deadline(c.expr.loc));
+        }
         Ok(self
             .run_check(c, st, &mut Vec::new(), false, false)?
             .is_none())
