@@ -298,7 +298,7 @@ fn further_out(p: &SProgram, t: usize) -> Option<Place> {
         .max()
         .unwrap_or(0)
         .max(wg + 1);
-    if others.iter().any(|&o| o == (dev, wg)) {
+    if others.contains(&(dev, wg)) {
         return Some(Place::Gpu { dev, wg: new_wg });
     }
     if others.iter().any(|o| o.0 == dev) {

@@ -132,7 +132,13 @@ pub fn default_for(dialect: Dialect) -> &'static str {
 }
 
 /// Splits a line into words and quoted strings, with their columns.
-fn words(line: &str) -> Result<Vec<(usize, String, bool)>, (usize, String)> {
+/// A template's operand slots and its optional RMW pairing, once resolved.
+type Resolved = (Vec<usize>, Option<(usize, usize)>);
+
+/// A line's words with their columns and whether each was quoted.
+type Words = Vec<(usize, String, bool)>;
+
+fn words(line: &str) -> Result<Words, (usize, String)> {
     let mut out = Vec::new();
     let b: Vec<char> = line.chars().collect();
     let mut i = 0;
@@ -332,7 +338,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
             .position(|e| e.name == full)
             .ok_or_else(|| err(line, col, format!("no entry '{full}'")))
     };
-    let mut resolved: Vec<(Vec<usize>, Option<(usize, usize)>)> = Vec::new();
+    let mut resolved: Vec<Resolved> = Vec::new();
     for &(ri, scope) in &origin {
         let r = &raws[ri];
         let mut weaker = Vec::new();
