@@ -358,7 +358,10 @@ fn write_out(dir: &std::path::Path, s: &Summary) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut csv = String::from("test,model,verdict\n");
     let write = |name: &str, text: &str| -> Result<(), String> {
-        let p = dir.join(format!("{}.litmus", file_safe(name)));
+        let p = dir.join(format!(
+            "{}.litmus",
+            crate::driver::artefacts::sanitize(name)
+        ));
         std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))
     };
     for t in &s.tests {
@@ -367,30 +370,21 @@ fn write_out(dir: &std::path::Path, s: &Summary) -> Result<(), String> {
             let ok = t.allowed_by.as_deref() == Some(m.as_str()) && (i == 0 || s.models.len() == 2);
             csv.push_str(&format!(
                 "{}.litmus,{m},{}\n",
-                file_safe(&t.name),
+                crate::driver::artefacts::sanitize(&t.name),
                 if ok { "Ok" } else { "No" }
             ));
         }
         for (mname, text) in &t.mutants {
             write(mname, text)?;
-            csv.push_str(&format!("{}.litmus,{},Ok\n", file_safe(mname), s.models[0]));
+            csv.push_str(&format!(
+                "{}.litmus,{},Ok\n",
+                crate::driver::artefacts::sanitize(mname),
+                s.models[0]
+            ));
         }
     }
     let p = dir.join("expected.csv");
     std::fs::write(&p, csv).map_err(|e| format!("{}: {e}", p.display()))
-}
-
-/// A name usable as a file name.
-fn file_safe(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "+-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 /// Adds shard summaries up: counts and times summed, tests concatenated
