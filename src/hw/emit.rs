@@ -282,14 +282,16 @@ STRESS_NEXT:
     );
 }
 
-fn reset_kernel(plan: &Plan, s: &mut String) {
-    let nloc = plan.locations.len();
+/// The head every per-instance kernel shares: its parameters (locations,
+/// offsets, one more buffer `third`, the instance count), registers, the
+/// instance number in `%h0`, and the jump to `done` past the last instance.
+fn instance_kernel_head(s: &mut String, name: &str, third: &str, done: &str) {
     let _ = write!(
         s,
-        ".visible .entry {RESET_KERNEL}(
+        ".visible .entry {name}(
   .param .u64 p_locs,
   .param .u64 p_offsets,
-  .param .u64 p_bar,
+  .param .u64 {third},
   .param .u32 p_instances
 )
 {{
@@ -302,8 +304,17 @@ fn reset_kernel(plan: &Plan, s: &mut String) {
   mad.lo.u32 %h0, %h0, %h1, %h2;
   ld.param.u32 %h3, [p_instances];
   setp.ge.u32 %p0, %h0, %h3;
-  @%p0 bra RESET_DONE;
-  ld.param.u64 %a0, [p_bar];
+  @%p0 bra {done};
+"
+    );
+}
+
+fn reset_kernel(plan: &Plan, s: &mut String) {
+    let nloc = plan.locations.len();
+    instance_kernel_head(s, RESET_KERNEL, "p_bar", "RESET_DONE");
+    let _ = write!(
+        s,
+        "  ld.param.u64 %a0, [p_bar];
   cvta.to.global.u64 %a0, %a0;
   mul.wide.u32 %a1, %h0, 4;
   add.u64 %a1, %a0, %a1;
@@ -336,26 +347,10 @@ fn reset_kernel(plan: &Plan, s: &mut String) {
 
 fn gather_kernel(plan: &Plan, s: &mut String) {
     let nloc = plan.locations.len();
+    instance_kernel_head(s, GATHER_KERNEL, "p_final", "GATHER_DONE");
     let _ = write!(
         s,
-        ".visible .entry {GATHER_KERNEL}(
-  .param .u64 p_locs,
-  .param .u64 p_offsets,
-  .param .u64 p_final,
-  .param .u32 p_instances
-)
-{{
-  .reg .pred %p<2>;
-  .reg .b32 %h<8>;
-  .reg .b64 %a<8>;
-  mov.u32 %h0, %ctaid.x;
-  mov.u32 %h1, %ntid.x;
-  mov.u32 %h2, %tid.x;
-  mad.lo.u32 %h0, %h0, %h1, %h2;
-  ld.param.u32 %h3, [p_instances];
-  setp.ge.u32 %p0, %h0, %h3;
-  @%p0 bra GATHER_DONE;
-  ld.param.u64 %a2, [p_offsets];
+        "  ld.param.u64 %a2, [p_offsets];
   cvta.to.global.u64 %a2, %a2;
   ld.param.u64 %a3, [p_locs];
   cvta.to.global.u64 %a3, %a3;
