@@ -48,16 +48,27 @@ fn short_fuzz_run_no_panic_no_hang() {
 fn earlier_findings_get_an_answer() {
     let inputs = fuzz::seeds(&[root().join("tests/fuzz-regressions")]);
     assert!(!inputs.is_empty());
-    let panicked: Vec<&str> = inputs
-        .par_iter()
-        .filter(|input| {
-            matches!(
-                fuzz::run_blocking(input, Duration::from_millis(500)),
-                Verdict::Panicked(_)
-            )
-        })
-        .map(|i| i.name.as_str())
-        .collect();
+    // A pool of its own: on rayon's global pool these checks would keep
+    // its threads busy for seconds, and the operational explorer of the
+    // fuzz run beside this test (it expands wide frontiers on the global
+    // pool) would wait behind them and read as a hang.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .stack_size(litmix::budget::STACK_BYTES)
+        .build()
+        .expect("a pool of two threads");
+    let panicked: Vec<&str> = pool.install(|| {
+        inputs
+            .par_iter()
+            .filter(|input| {
+                matches!(
+                    fuzz::run_blocking(input, Duration::from_millis(500)),
+                    Verdict::Panicked(_)
+                )
+            })
+            .map(|i| i.name.as_str())
+            .collect()
+    });
     assert!(panicked.is_empty(), "panicked: {panicked:?}");
     // A mutated model that parses is evaluated, one that does not is a
     // diagnostic: neither panics.
