@@ -4,40 +4,40 @@ use super::order::{makes_pred, order};
 use super::reduce::{Future, live_pair};
 use super::types::*;
 use crate::diag::Diagnostic;
-use crate::ir::outcome::{observed_terms, term_name, value_text};
+use crate::ir::outcome::observed_terms;
 use crate::ir::{Address, Arch, InstrKind, Operand, Reg, RmwOp, Term, Test, Value};
 use crate::op::machine::{Machine, MachineError};
-use crate::verdict::{ConstraintView, ItemView, StateView, ThreadView};
+use crate::verdict::StateView;
 use std::collections::HashMap;
 
 /// Static facts about one thread.
-struct TInfo {
-    arch: LpArch,
-    regs: Vec<Reg>,
-    labels: HashMap<String, usize>,
+pub(super) struct TInfo {
+    pub(super) arch: LpArch,
+    pub(super) regs: Vec<Reg>,
+    pub(super) labels: HashMap<String, usize>,
     /// Scope masks: the thread alone, its cta, its gpu.
-    me: u64,
-    cta: u64,
-    gpu: u64,
+    pub(super) me: u64,
+    pub(super) cta: u64,
+    pub(super) gpu: u64,
 }
 
 /// LOST-POP for one test.
 pub struct LostPop<'t> {
-    test: &'t Test,
-    threads: Vec<TInfo>,
-    observed: Vec<Term>,
-    all: u64,
-    unroll: u16,
+    pub(super) test: &'t Test,
+    pub(super) threads: Vec<TInfo>,
+    pub(super) observed: Vec<Term>,
+    pub(super) all: u64,
+    pub(super) unroll: u16,
     /// What each thread may still access (for the catch-up reduction).
-    future: Future,
+    pub(super) future: Future,
     /// Use the catch-up reduction (on by default; off for checking it).
-    catch_up: bool,
+    pub(super) catch_up: bool,
     /// Per location: the threads whose code never accesses it (no direct
     /// access, no access through a register address). With the reductions
     /// on, a propagation to one of them is a propagation to all of them
     /// (rule 7, docs/operational.md); a mask with fewer than two threads
     /// is left empty.
-    silent: Vec<u64>,
+    pub(super) silent: Vec<u64>,
     /// Every thread is x86 (rule 8 is argued for x86 only).
     all_x86: bool,
 }
@@ -72,7 +72,7 @@ fn forwards(a: &Req, r: &Req) -> bool {
     a.thread() == r.thread() && r.kind == Kind::Read && a.kind == Kind::Write && a.loc == r.loc
 }
 
-fn bit(t: u32) -> u64 {
+pub(super) fn bit(t: u32) -> u64 {
     1u64 << t
 }
 
@@ -656,7 +656,7 @@ impl<'t> LostPop<'t> {
     /// The threads a propagation of request `q` to `to` reaches: `to`, and
     /// with the reductions on every other thread that never accesses `q`'s
     /// location when `to` is one (rule 7, the silent group).
-    fn group_of(&self, q: &Req, to: u32) -> u64 {
+    pub(super) fn group_of(&self, q: &Req, to: u32) -> u64 {
         let g = self.silent_of(q);
         if g & bit(to) != 0 { g } else { bit(to) }
     }
@@ -714,7 +714,7 @@ impl<'t> LostPop<'t> {
     /// (the satisfy rule compares propagation sets). Returns the requests
     /// moved, or `None` (with `s` partly changed) when nothing moves or the
     /// conditions fail.
-    fn catch_up_run(&self, s: &mut LpState, loc: u32, to: u32) -> Option<Vec<Rid>> {
+    pub(super) fn catch_up_run(&self, s: &mut LpState, loc: u32, to: u32) -> Option<Vec<Rid>> {
         let tb = bit(to);
         let on = |q: &Req| q.is_mem() && q.loc == loc;
         if s.reqs.iter().any(|q| on(q) && q.thread() == to)
@@ -966,46 +966,6 @@ impl<'t> LostPop<'t> {
             },
         }
         self.settle(s, t)
-    }
-
-    fn req_text(&self, q: &Req) -> String {
-        let loc = |l: u32| self.test.locations[l as usize].name.clone();
-        if q.thread() == INIT_THREAD {
-            return format!(
-                "init {}={}",
-                loc(q.loc),
-                q.value
-                    .map(|v| value_text(self.test, v))
-                    .unwrap_or_default()
-            );
-        }
-        let ins = &self.test.threads[q.thread() as usize].code[q.instr as usize];
-        let mut text = format!("P{}#{} {}", q.thread(), q.id & 0xFFFF, ins.text);
-        if q.kind == Kind::Fence && q.arch == LpArch::Ptx {
-            text.push_str(&format!(" [{}]", q.sem.name()));
-        }
-        if let (true, Some(v)) = (q.writes(), q.value) {
-            text.push_str(&format!(" (writes {})", value_text(self.test, v)));
-        }
-        text
-    }
-
-    /// A short name of request `id` (`P0#1 st [x], 1`).
-    pub fn describe(&self, s: &LpState, id: Rid) -> String {
-        s.req(id)
-            .map(|q| self.req_text(q))
-            .unwrap_or_else(|| format!("#{id:x}"))
-    }
-
-    fn threads_text(&self, m: u64) -> String {
-        if m == self.all {
-            return "sys".into();
-        }
-        (0..self.threads.len())
-            .filter(|t| m & bit(*t as u32) != 0)
-            .map(|t| format!("P{t}"))
-            .collect::<Vec<_>>()
-            .join(",")
     }
 
     /// The final memory value of location `l` (the last write).
@@ -1296,131 +1256,10 @@ impl Machine for LostPop<'_> {
     }
 
     fn label(&self, s: &LpState, tr: &LpTransition) -> String {
-        match *tr {
-            LpTransition::Accept { thread } => {
-                let th = &self.test.threads[thread as usize];
-                let pc = s.threads[thread as usize].pc as usize;
-                let text = th.code.get(pc).map(|i| i.text.as_str()).unwrap_or("?");
-                format!("accept P{thread}: {text}")
-            }
-            LpTransition::Propagate { req, to } => {
-                let scope = s
-                    .req(req)
-                    .map(|q| self.threads_text(q.scope))
-                    .unwrap_or_default();
-                let g = s.req(req).map(|q| self.group_of(q, to)).unwrap_or(0) & !bit(to);
-                let with = if g != 0 {
-                    format!(
-                        " and {} (none of them accesses its location)",
-                        self.threads_text(g)
-                    )
-                } else {
-                    String::new()
-                };
-                format!(
-                    "propagate {} (scope {scope}) to P{to}{with}",
-                    self.describe(s, req)
-                )
-            }
-            LpTransition::Satisfy { read, write } => format!(
-                "satisfy {} from {}",
-                self.describe(s, read),
-                self.describe(s, write)
-            ),
-            LpTransition::CatchUp { loc, to } => {
-                let mut n = s.clone();
-                let moved = self.catch_up_run(&mut n, loc, to).unwrap_or_default();
-                format!(
-                    "catch up {} at P{to} (which never accesses it): propagate {}",
-                    self.test.locations[loc as usize].name,
-                    moved
-                        .iter()
-                        .map(|q| self.describe(s, *q))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        }
+        self.label_text(s, tr)
     }
 
     fn view(&self, s: &LpState) -> StateView {
-        let mut v = StateView::default();
-        for q in s.reqs.iter().filter(|q| q.thread() == INIT_THREAD) {
-            v.summary.push(self.req_text(q));
-        }
-        for (t, th) in s.threads.iter().enumerate() {
-            let info = &self.threads[t];
-            let code = &self.test.threads[t].code;
-            let next = code
-                .get(th.pc as usize)
-                .map(|i| format!("next: {}", i.text))
-                .unwrap_or_else(|| "done".into());
-            let regs = info
-                .regs
-                .iter()
-                .zip(&th.regs)
-                .map(|(r, v)| {
-                    format!(
-                        "{r}={}",
-                        v.map(|v| value_text(self.test, v))
-                            .unwrap_or_else(|| "?".into())
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(" ");
-            let mut tv = ThreadView {
-                name: format!("P{t}"),
-                arch: match info.arch {
-                    LpArch::X86 => "X86".into(),
-                    LpArch::Ptx => "PTX".into(),
-                },
-                info: vec![next, regs],
-                items: Vec::new(),
-            };
-            if th.cut {
-                tv.info.push("cut by the unroll bound".into());
-            }
-            for q in s.reqs.iter().filter(|q| q.thread() == t as u32) {
-                let mut detail = if q.kind == Kind::Fence {
-                    "fence (does not propagate)".to_string()
-                } else {
-                    format!("propagated to {}", self.threads_text(q.prop))
-                };
-                if q.pred != 0 {
-                    detail.push_str(&format!("; predecessor at {}", self.threads_text(q.pred)));
-                }
-                if q.kind == Kind::Rmw && q.done {
-                    detail.push_str("; read done");
-                }
-                tv.items.push(ItemView {
-                    id: format!("P{t}#{}", q.id & 0xFFFF),
-                    text: self.req_text(q),
-                    detail,
-                });
-            }
-            v.threads.push(tv);
-        }
-        for &(a, b, sc) in &s.edges {
-            let name = |id: Rid| {
-                if rid_thread(id) == INIT_THREAD {
-                    format!("init {}", self.test.locations[(id & 0xFFFF) as usize].name)
-                } else {
-                    format!("P{}#{}", rid_thread(id), id & 0xFFFF)
-                }
-            };
-            v.constraints.push(ConstraintView {
-                from: name(a),
-                to: name(b),
-                scope: self.threads_text(sc),
-            });
-        }
-        v.outcome = self.outcome(s).map(|vals| {
-            self.observed
-                .iter()
-                .zip(vals)
-                .map(|(t, x)| format!("{}={}", term_name(self.test, t), value_text(self.test, x)))
-                .collect()
-        });
-        v
+        self.state_view(s)
     }
 }

@@ -35,6 +35,7 @@
 mod machine;
 mod order;
 mod reduce;
+mod render;
 mod types;
 
 pub use machine::LostPop;
