@@ -11,10 +11,14 @@ using one or two of them, so that several threads never touch a location
 ptx: 2-4 threads in two CTAs of one GPU, 4-6 instructions over 2-3
 locations: ld/st weak, relaxed, acquire/release, fence.sc/acq_rel,
 atom.add, scopes cta/gpu/sys.
+ptxctrl: as ptx, and after a load or RMW, at random, a branch on its
+register: to the next instruction (a control dependency only) or over the
+next instruction (taken when the value read is not 0); LOST-POP passes
+such branches on a guess (docs/operational.md, "Speculative loads").
 The condition is a conjunction over every register and location, so
 `litmix compare` compares whole final states.
 
-usage: scripts/random-tests.py x86|x86wide|ptx N SEED OUTDIR
+usage: scripts/random-tests.py x86|x86wide|ptx|ptxctrl N SEED OUTDIR
 then:  litmix compare --model lostpop --model x86tso (or ptx6) \\
            --max-states 100000 --timeout 5 OUTDIR
 """
@@ -64,7 +68,29 @@ def x86_threads(rnd, wide=False):
     return threads, [f"P{t}" for t in range(nt)], regs + [f"{l}=0" for l in LOCS[:nl]], nl
 
 
-def ptx_threads(rnd):
+def with_branches(rnd, t, ins):
+    """Branches on loaded registers: a bare control dependency or a skip
+    over the next instruction."""
+    out, pending = [], None
+    for k, i in enumerate(ins):
+        out.append(i)
+        if pending is not None:
+            out.append(f"L{t}x{pending}:")
+            pending = None
+            continue
+        if (i.startswith("ld") or i.startswith("atom")) and rnd.random() < 0.5:
+            reg = i.split()[1].rstrip(",")
+            if k + 1 < len(ins) and rnd.random() < 0.4:
+                out.append(f"bne {reg}, 0, L{t}x{k}")
+                pending = k
+            else:
+                out += [f"bne {reg}, 99, L{t}d{k}", f"L{t}d{k}:"]
+    if pending is not None:
+        out.append(f"L{t}x{pending}:")
+    return out
+
+
+def ptx_threads(rnd, ctrl=False):
     scopes = ["cta", "gpu", "sys"]
     nt, nl = rnd.choice([2, 3, 3, 4]), rnd.choice([2, 3])
     total = rnd.choice([4, 5, 6])
@@ -91,6 +117,8 @@ def ptx_threads(rnd):
                 sem = rnd.choice(["weak", "relaxed", "release"])
                 val[l] += 10
                 ins.append(f"st.weak {l}, {val[l]}" if sem == "weak" else f"st.{sem}.{sc} {l}, {val[l]}")
+        if ctrl:
+            ins = with_branches(rnd, t, ins)
         threads.append(ins)
     headers = [f"P{t}@cta {rnd.choice([0, 1])},gpu 0" for t in range(nt)]
     return threads, headers, regs + [f"{l} == 0" for l in LOCS[:nl]], nl
@@ -102,7 +130,7 @@ def test(arch, k, rnd):
         width, init = 14, "{ " + " ".join(f"{l}=0;" for l in LOCS[:nl]) + " }"
         cond = "exists ("
     else:
-        threads, headers, terms, nl = ptx_threads(rnd)
+        threads, headers, terms, nl = ptx_threads(rnd, arch == "ptxctrl")
         width, init = 32, "{\n" + " ".join(f"{l}=0;" for l in LOCS[:nl]) + "\n}"
         cond = "exists\n("
     rows = [
@@ -118,7 +146,7 @@ def test(arch, k, rnd):
 
 
 def main():
-    if len(sys.argv) != 5 or sys.argv[1] not in ("x86", "x86wide", "ptx"):
+    if len(sys.argv) != 5 or sys.argv[1] not in ("x86", "x86wide", "ptx", "ptxctrl"):
         sys.exit(__doc__)
     arch, n, seed, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     os.makedirs(out, exist_ok=True)

@@ -598,3 +598,71 @@ fn one_location_at_a_time_keeps_the_states_of_independent_halves() {
     assert!(!red.validated, "coherence forbids reading 1 then 0");
     assert!(red.candidates < 100, "{} states", red.candidates);
 }
+
+const WRC_SC_DEP: &str = "PTX WRC+fence.sc+dep
+{ x=0; y=0; }
+ P0@cta 0,gpu 0      | P1@cta 0,gpu 0       | P2@cta 0,gpu 0       ;
+ st.relaxed.sys x, 1 | ld.relaxed.sys r1, x | ld.relaxed.sys r2, y ;
+                     | fence.sc.sys         | bne r2, 2, L2        ;
+                     | st.relaxed.sys y, 1  | L2:                  ;
+                     |                      | ld.relaxed.sys r3, x ;
+exists (1:r1 == 1 /\\ 2:r2 == 1 /\\ 2:r3 == 0)
+";
+
+/// Issue 27: the control-dependent read of x is accepted on a guess,
+/// before the read of y it depends on is satisfied (and so before x=1,
+/// which the fence.sc sends everywhere ahead of y=1, reaches P2). Without
+/// the dependency's branch the same shape was allowed already; with a
+/// second fence.sc instead it stays forbidden, as in ptx6.
+#[test]
+fn wrc_fence_sc_dep_is_allowed_by_a_guess_past_the_branch() {
+    let t = parse("WRC.litmus", WRC_SC_DEP);
+    assert!(check(&t, "ptx6").validated);
+    let r = check(&t, "lostpop");
+    assert!(r.validated, "LOST-POP allows WRC+fence.sc+dep");
+    let w = witness(&r);
+    let guess = step(&w, &["guess P2", "bne r2", "taken"]);
+    let accept_x = step(&w, &["accept P2", "r3"]);
+    let satisfy_y = step(&w, &["satisfy P2#0"]);
+    assert!(
+        guess < accept_x && accept_x < satisfy_y,
+        "the read of x is accepted on the guess, before y is read:\n{}",
+        w.join("\n")
+    );
+    let fenced = WRC_SC_DEP.replace("| bne r2, 2, L2        ;", "| fence.sc.sys         ;");
+    let t = parse("WRC2.litmus", &fenced);
+    assert!(!check(&t, "ptx6").validated);
+    assert!(!check(&t, "lostpop").validated, "fences still order");
+}
+
+/// A guess lets loads through, never stores: load buffering through
+/// control dependencies (a value out of thin air) stays forbidden, as
+/// ptx6's no-thin-air axiom says, and with the stores unguarded it is
+/// allowed.
+#[test]
+fn guesses_never_let_a_store_through() {
+    let src = "PTX LB+ctrls
+{ x=0; y=0; }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       ;
+ ld.relaxed.sys r0, x | ld.relaxed.sys r1, y ;
+ bne r0, 1, L0        | bne r1, 1, L1        ;
+ st.relaxed.sys y, 1  | st.relaxed.sys x, 1  ;
+ L0:                  | L1:                  ;
+exists (0:r0 == 1 /\\ 1:r1 == 1)
+";
+    let t = parse("LB.litmus", src);
+    assert!(!check(&t, "ptx6").validated);
+    let r = check(&t, "lostpop");
+    assert!(!r.validated, "no value out of thin air");
+    let ax = check(&t, "ptx6");
+    assert_eq!(
+        r.states.keys().collect::<Vec<_>>(),
+        ax.states.keys().collect::<Vec<_>>()
+    );
+    let plain = src
+        .replace(" bne r0, 1, L0        | bne r1, 1, L1        ;\n", "")
+        .replace(" L0:                  | L1:                  ;\n", "");
+    let t = parse("LB2.litmus", &plain);
+    assert!(check(&t, "ptx6").validated);
+    assert!(check(&t, "lostpop").validated);
+}

@@ -17,6 +17,20 @@ const PROBES: usize = 8;
 /// How far over the budget an estimate must be to refuse a search at once.
 const PROBE_MARGIN: f64 = 10.0;
 
+/// Every probe this far over the budget refuses a search too: a tree
+/// within the budget gives that with probability at most 4^-8 = 1.5e-5
+/// (Markov's inequality per probe, the probes independent).
+const PROBE_SURE_MARGIN: f64 = 4.0;
+
+/// A ratio as a reader takes it in: whole up to a million, else `1.2e13`.
+fn times(ratio: f64) -> String {
+    if ratio < 1e6 {
+        format!("{ratio:.0}")
+    } else {
+        format!("{ratio:.1e}")
+    }
+}
+
 /// Nodes with fewer complete candidates below are not judged partially.
 const MIN_SUBTREE: f64 = 4.0;
 
@@ -189,22 +203,30 @@ impl RfSearch<'_, '_> {
         }
         let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut total = 0f64;
+        let mut least = f64::INFINITY;
         let evals_before = self.probe_evals;
         let started = Instant::now();
         for _ in 0..PROBES {
-            total += self.probe(&mut rng);
+            let walk = self.probe(&mut rng);
+            total += walk;
+            least = least.min(walk);
         }
         let per_node =
             started.elapsed().as_secs_f64() / (self.probe_evals - evals_before).max(1) as f64;
         let estimate = total / PROBES as f64;
         let bound = 10f64.powf(log_bound);
-        if estimate * weight > budget * PROBE_MARGIN {
+        // Refused: a mean far over the budget, or every walk over
+        // PROBE_SURE_MARGIN times it (each walk is an unbiased estimate,
+        // so by Markov's inequality a tree within the budget gives that
+        // with probability at most (1/PROBE_SURE_MARGIN)^PROBES).
+        if estimate * weight > budget * PROBE_MARGIN || least * weight > budget * PROBE_SURE_MARGIN
+        {
             return Err(CheckError::Limit(format!(
                 "the search would judge about {estimate:.1e} partial candidates even with \
-                 pruning (estimated from {PROBES} random probes of the search tree; at most \
-                 {bound:.1e} reads-from and coherence choices), {:.0} times the budget of \
-                 {} (raise --max-candidates)",
-                estimate * weight / budget,
+                 pruning (estimated from {PROBES} random probes of the search tree, the \
+                 smallest {least:.1e}; at most {bound:.1e} reads-from and coherence choices), \
+                 {} times the budget of {} (raise --max-candidates)",
+                times(estimate * weight / budget),
                 self.opts.max_candidates
             )));
         }

@@ -39,7 +39,13 @@ pub struct LostPop<'t> {
     /// is left empty.
     pub(super) silent: Vec<u64>,
     /// Every thread is x86 (rule 8 is argued for x86 only).
-    all_x86: bool,
+    pub(super) all_x86: bool,
+    /// Per thread and program counter: the registers the branches a
+    /// speculating (PTX) thread may still reach read (every branch of a
+    /// thread that jumps backwards). A read into one of them is not a
+    /// sole-writer singleton: satisfying it would take away a guess
+    /// (`speculate.rs`).
+    pub(super) branch_regs: Vec<Vec<Vec<u16>>>,
 }
 
 /// Whether the constraint `a -> r` is one of the order constraints of
@@ -251,6 +257,40 @@ impl<'t> LostPop<'t> {
             }
         }
         let all_x86 = threads.iter().all(|i| i.arch == LpArch::X86);
+        let branch_regs = threads
+            .iter()
+            .zip(&test.threads)
+            .map(|(info, th)| {
+                if info.arch != LpArch::Ptx {
+                    return Vec::new();
+                }
+                let mut ahead = vec![Vec::new(); th.code.len() + 1];
+                let mut backward = false;
+                for (k, ins) in th.code.iter().enumerate().rev() {
+                    let mut regs = ahead[k + 1].clone();
+                    if let InstrKind::Branch { a, b, target, .. } = &ins.kind {
+                        backward |= info.labels.get(target).is_some_and(|&to| to <= k);
+                        for o in [a, b] {
+                            if let Operand::Reg(r) = o
+                                && let Some(i) = info.regs.iter().position(|x| x == r)
+                                && !regs.contains(&(i as u16))
+                            {
+                                regs.push(i as u16);
+                            }
+                        }
+                    }
+                    if let InstrKind::Goto { target } = &ins.kind {
+                        backward |= info.labels.get(target).is_some_and(|&to| to <= k);
+                    }
+                    ahead[k] = regs;
+                }
+                if backward {
+                    let whole = ahead[0].clone();
+                    ahead.iter_mut().for_each(|a| *a = whole.clone());
+                }
+                ahead
+            })
+            .collect();
         let future = Future::new(test);
         Ok(LostPop {
             test,
@@ -262,6 +302,7 @@ impl<'t> LostPop<'t> {
             future,
             catch_up: true,
             all_x86,
+            branch_regs,
         })
     }
 
@@ -278,7 +319,7 @@ impl<'t> LostPop<'t> {
         self.test
     }
 
-    fn reg_index(&self, t: usize, r: &Reg) -> usize {
+    pub(super) fn reg_index(&self, t: usize, r: &Reg) -> usize {
         self.threads[t]
             .regs
             .iter()
@@ -286,7 +327,7 @@ impl<'t> LostPop<'t> {
             .unwrap_or(0)
     }
 
-    fn operand(&self, s: &LpState, t: usize, o: &Operand) -> Option<Value> {
+    pub(super) fn operand(&self, s: &LpState, t: usize, o: &Operand) -> Option<Value> {
         match o {
             Operand::Imm(v) => Some(*v),
             Operand::Reg(r) => s.threads[t].regs[self.reg_index(t, r)],
@@ -306,36 +347,52 @@ impl<'t> LostPop<'t> {
         }
     }
 
-    /// Runs local instructions of thread `t` while their inputs are known.
-    fn settle(&self, s: &mut LpState, t: usize) -> Result<(), MachineError> {
+    /// Thread `t` jumps from its branch or goto to label `target`; a
+    /// backward jump past the unroll bound cuts the thread.
+    pub(super) fn jump(&self, s: &mut LpState, t: usize, target: &str) -> Result<(), MachineError> {
+        let to = *self.threads[t]
+            .labels
+            .get(target)
+            .ok_or_else(|| MachineError(format!("P{t}: unknown label {target}")))?;
+        let th = &mut s.threads[t];
+        if to <= th.pc as usize {
+            th.jumps += 1;
+            if th.jumps > self.unroll {
+                th.cut = true;
+                return Ok(());
+            }
+        }
+        th.pc = to as u16;
+        Ok(())
+    }
+
+    /// Whether a branch thread `t` may still reach reads register `d`.
+    fn branch_ahead(&self, s: &LpState, t: usize, d: u16) -> bool {
+        let pc = s.threads[t].pc as usize;
+        self.branch_regs[t]
+            .get(pc)
+            .is_some_and(|regs| regs.contains(&d))
+    }
+
+    /// Runs local instructions of thread `t` while their inputs are known
+    /// (and, past a guessed branch, while they leave its operands alone).
+    pub(super) fn settle(&self, s: &mut LpState, t: usize) -> Result<(), MachineError> {
         let code = &self.test.threads[t].code;
         loop {
             let pc = s.threads[t].pc as usize;
             if s.threads[t].cut || pc >= code.len() {
                 return Ok(());
             }
-            let jump = |s: &mut LpState, target: &str| -> Result<(), MachineError> {
-                let to = *self.threads[t]
-                    .labels
-                    .get(target)
-                    .ok_or_else(|| MachineError(format!("P{t}: unknown label {target}")))?;
-                let th = &mut s.threads[t];
-                if to <= pc {
-                    th.jumps += 1;
-                    if th.jumps > self.unroll {
-                        th.cut = true;
-                        return Ok(());
-                    }
-                }
-                th.pc = to as u16;
-                Ok(())
-            };
+            let jump = |s: &mut LpState, target: &str| self.jump(s, t, target);
             match &code[pc].kind {
                 InstrKind::Label(_) => s.threads[t].pc += 1,
                 InstrKind::Mov { dst, src } => {
                     let Some(v) = self.operand(s, t, src) else {
                         return Ok(());
                     };
+                    if self.guess_reads(s, t, dst) {
+                        return Ok(());
+                    }
                     let d = self.reg_index(t, dst);
                     s.threads[t].regs[d] = Some(v);
                     s.threads[t].owner[d] = None;
@@ -345,6 +402,9 @@ impl<'t> LostPop<'t> {
                     let (Some(x), Some(y)) = (self.operand(s, t, a), self.operand(s, t, b)) else {
                         return Ok(());
                     };
+                    if self.guess_reads(s, t, dst) {
+                        return Ok(());
+                    }
                     let v = op
                         .apply(x, y)
                         .map_err(|e| MachineError(format!("P{t}: {e}")))?;
@@ -370,7 +430,7 @@ impl<'t> LostPop<'t> {
     }
 
     /// Whether thread `t` can accept its next instruction now.
-    fn can_accept(&self, s: &LpState, t: usize) -> bool {
+    pub(super) fn can_accept(&self, s: &LpState, t: usize) -> bool {
         let th = &s.threads[t];
         let code = &self.test.threads[t].code;
         let pc = th.pc as usize;
@@ -382,6 +442,9 @@ impl<'t> LostPop<'t> {
             Address::Reg(r) => th.regs[self.reg_index(t, r)].is_some(),
         };
         let known = |o: &Operand| self.operand(s, t, o).is_some();
+        if !self.guess_allows(s, t, &code[pc].kind) {
+            return false;
+        }
         match &code[pc].kind {
             InstrKind::Load { addr, .. } => known_addr(addr),
             InstrKind::Store { addr, src } => known_addr(addr) && known(src),
@@ -887,7 +950,7 @@ impl<'t> LostPop<'t> {
         w.writes()
             && w.id != r.id
             && w.loc == r.loc
-            && w.value.is_some()
+            && w.value.is_some_and(|v| self.guess_admits(s, r, v))
             && w.prop == r.prop
             && (r.kind != Kind::Rmw || {
                 let scope = self.rmw_scope(r);
@@ -949,6 +1012,7 @@ impl<'t> LostPop<'t> {
                 th.regs[d as usize] = Some(v);
                 th.owner[d as usize] = None;
             }
+            self.confirm_guess(s, t);
         }
         match rq.op {
             None => s.remove(r),
@@ -1055,6 +1119,7 @@ impl Machine for LostPop<'_> {
                     jumps: 0,
                     seq: 0,
                     cut: false,
+                    guess: None,
                 }
             })
             .collect();
@@ -1084,6 +1149,7 @@ impl Machine for LostPop<'_> {
                 out.push(LpTransition::Accept { thread: t as u32 });
             }
         }
+        self.guesses(s, &mut out);
         for r in &s.reqs {
             if !r.is_mem() || r.thread() == INIT_THREAD || r.prop == self.all {
                 continue;
@@ -1128,6 +1194,7 @@ impl Machine for LostPop<'_> {
             LpTransition::Accept { thread } => self.accept(&mut n, thread as usize)?,
             LpTransition::Propagate { req, to } => self.propagate(&mut n, req, to),
             LpTransition::Satisfy { read, write } => self.satisfy(&mut n, read, write)?,
+            LpTransition::Guess { thread, taken } => self.guess(&mut n, thread as usize, taken)?,
             LpTransition::CatchUp { loc, to } => {
                 if self.catch_up_run(&mut n, loc, to).is_none() {
                     return Err(MachineError(format!(
@@ -1193,6 +1260,9 @@ impl Machine for LostPop<'_> {
         if !self.catch_up {
             return None;
         }
+        if let Some(guesses) = self.guess_choice(enabled) {
+            return Some(guesses);
+        }
         if let Some(i) = enabled
             .iter()
             .position(|t| matches!(t, LpTransition::CatchUp { .. }))
@@ -1201,7 +1271,12 @@ impl Machine for LostPop<'_> {
         }
         if let Some(i) = enabled.iter().position(|t| match *t {
             LpTransition::Satisfy { read, write } => match (s.req(read), s.req(write)) {
-                (Some(r), Some(w)) => self.future.sole_writer(s, r, w),
+                (Some(r), Some(w)) => {
+                    self.future.sole_writer(s, r, w)
+                        && !r
+                            .dst
+                            .is_some_and(|d| self.branch_ahead(s, r.thread() as usize, d))
+                }
                 _ => false,
             },
             _ => false,

@@ -36,6 +36,7 @@ mod machine;
 mod order;
 mod reduce;
 mod render;
+mod speculate;
 mod types;
 
 pub use machine::LostPop;

@@ -81,6 +81,13 @@ impl LostPop<'_> {
                 self.describe(s, read),
                 self.describe(s, write)
             ),
+            LpTransition::Guess { thread, taken } => {
+                let th = &self.test.threads[thread as usize];
+                let pc = s.threads[thread as usize].pc as usize;
+                let text = th.code.get(pc).map(|i| i.text.as_str()).unwrap_or("?");
+                let way = if taken { "taken" } else { "not taken" };
+                format!("guess P{thread}: {text} {way} (its operands are not known yet)")
+            }
             LpTransition::CatchUp { loc, to } => {
                 let mut n = s.clone();
                 let moved = self.catch_up_run(&mut n, loc, to).unwrap_or_default();
@@ -133,6 +140,15 @@ impl LostPop<'_> {
             };
             if th.cut {
                 tv.info.push("cut by the unroll bound".into());
+            }
+            if let Some(g) = th.guess
+                && let Some(ins) = code.get(g.branch as usize)
+            {
+                let way = if g.taken { "taken" } else { "not taken" };
+                tv.info.push(format!(
+                    "on a guess: {} {way} (loads and fences only)",
+                    ins.text
+                ));
             }
             for q in s.reqs.iter().filter(|q| q.thread() == t as u32) {
                 let mut detail = if q.kind == Kind::Fence {

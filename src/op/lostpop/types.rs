@@ -174,6 +174,20 @@ pub struct TState {
     pub seq: u16,
     /// The unroll bound cut this thread.
     pub cut: bool,
+    /// A branch passed on a guess, its operands not known yet
+    /// (`speculate.rs`).
+    pub guess: Option<Guess>,
+}
+
+/// A PTX branch passed before its operands were known: which instruction
+/// and which way. The reads that give the operands may then only read
+/// values that send the branch the guessed way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Guess {
+    /// Index of the branch in the thread's code.
+    pub branch: u16,
+    /// The branch is taken (jumps to its target).
+    pub taken: bool,
 }
 
 /// A LOST-POP state. It is its own canonical form: request ids are
@@ -237,4 +251,7 @@ pub enum LpTransition {
     /// which never accesses `loc` (a macro of `Propagate` steps; the
     /// catch-up reduction, docs/operational.md).
     CatchUp { loc: u32, to: u32 },
+    /// A PTX thread at a branch whose operands are not known yet passes it
+    /// the way `taken` says (speculation, `speculate.rs`).
+    Guess { thread: u32, taken: bool },
 }
