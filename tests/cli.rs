@@ -554,3 +554,30 @@ fn bell_file_sets_are_visible_to_the_model() {
         stderr(&o)
     );
 }
+
+/// Issue 27's first slow input: one PTX thread, a surface store and 23
+/// texture loads (2^23 reads-from choices that pruning cannot cut). Every
+/// probe of the search tree sees the same 1.7e7 nodes, over four times the
+/// budget, so the estimate refuses it before the search starts (it used to
+/// run until the work budget ran out, 21 s later).
+#[test]
+fn a_tree_every_probe_finds_too_big_is_refused_at_once() {
+    let dir = tmp("tex23");
+    let f = dir.join("tex23.test");
+    let mut src = String::from(
+        ".global x;\n.texref t virtually aliases x;\n.surfref s virtually aliases x;\n\nd0.b0.t0 {\n  $0, 1;\n",
+    );
+    for _ in 0..23 {
+        src.push_str("  $1 r0, $2;\n");
+    }
+    src.push_str("}\n\n$3(r0 $4 1) as r0; \n\n$$\n\nsust [s] | tld | [t] | permit | !=\n");
+    std::fs::write(&f, src).unwrap();
+    let o = litmix(&["run", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("limit exceeded: the search would judge about")
+            && err.contains("the smallest 1.7e7"),
+        "{err}"
+    );
+}

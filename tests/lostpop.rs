@@ -666,3 +666,32 @@ exists (0:r0 == 1 /\\ 1:r1 == 1)
     assert!(check(&t, "ptx6").validated);
     assert!(check(&t, "lostpop").validated);
 }
+
+/// Weaker case 3 (docs/known-differences.md): with the seed's meet the
+/// acquire's order into a narrower release takes the release's scope and
+/// LOST-POP allows this load buffering, which ptx6 forbids; the
+/// `acquire-meet` variant gives the acquire's scope and forbids it.
+#[test]
+fn acquire_meet_variant_forbids_weaker_case_3() {
+    let src = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/models/ptx6/LB+weak-rel.sys+acq.sys-rel.cta.litmus"),
+    )
+    .unwrap();
+    let t = parse("LB.litmus", &src);
+    assert!(!check(&t, "ptx6").validated);
+    assert!(check(&t, "lostpop").validated, "the seed's meet allows it");
+    let opts = CheckOptions::default();
+    let build = |acquire_meet| litmix::op::lostpop::Build {
+        unreduced: false,
+        acquire_meet,
+    };
+    let plain = litmix::op::lostpop::judge(&t, &opts, build(false)).unwrap();
+    let variant = litmix::op::lostpop::judge(&t, &opts, build(true)).unwrap();
+    assert!(plain.validated);
+    assert!(!variant.validated, "acquire-meet forbids it");
+    assert_eq!(
+        variant.states.keys().collect::<Vec<_>>(),
+        check(&t, "ptx6").states.keys().collect::<Vec<_>>()
+    );
+}

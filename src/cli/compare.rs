@@ -36,6 +36,8 @@ pub struct CompareArgs {
     pub json: bool,
     #[command(flatten)]
     pub limits: Limits,
+    #[command(flatten)]
+    pub cat: super::CatArgs,
     /// Litmus files or directories.
     #[arg(required_unless_present = "distinguish")]
     pub paths: Vec<PathBuf>,
@@ -55,7 +57,8 @@ pub fn compare(a: CompareArgs) -> ExitCode {
         eprintln!("litmix: no litmus files found in the given paths");
         return ExitCode::from(2);
     }
-    let opts = options(&a.limits);
+    let mut opts = options(&a.limits);
+    a.cat.apply(&mut opts);
     let cache = ModelCache::default();
     let pb = progress(files.len());
     let cs: Vec<TestComparison> = files

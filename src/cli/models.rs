@@ -30,7 +30,10 @@ pub fn models(a: ModelsArgs) -> ExitCode {
         for m in litmix::driver::DENOTATIONAL {
             outln!("{:16} {}", m.name, m.description);
         }
-        for (v, d) in litmix::pwt::VARIANTS {
+        for (v, d) in litmix::op::lostpop::VARIANTS
+            .iter()
+            .chain(litmix::pwt::VARIANTS)
+        {
             outln!("{:16} --variant {v}: {d}", "");
         }
         for (a, t) in litmix::models::ALIASES {

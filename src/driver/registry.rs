@@ -36,21 +36,29 @@ fn rsp_options(unroll: usize, l2_locking: bool, reduce: bool) -> crate::op::rsp:
     }
 }
 
+/// LOST-POP as the `--variant`s say (`acquire-meet`).
+fn lostpop_build(unreduced: bool) -> crate::op::lostpop::Build {
+    crate::op::lostpop::Build::with_variants(unreduced, &crate::models::variants())
+}
 fn lostpop_check(t: &Test, o: &CheckOptions) -> Result<CheckResult, CheckError> {
-    crate::op::lostpop::judge(t, o, true)
+    crate::op::lostpop::judge(t, o, lostpop_build(false))
 }
 fn lostpop_unreduced_check(t: &Test, o: &CheckOptions) -> Result<CheckResult, CheckError> {
-    crate::op::lostpop::judge(t, o, false)
+    crate::op::lostpop::judge(t, o, lostpop_build(true))
 }
 fn lostpop_open(t: &Test, unroll: usize) -> Result<Box<dyn Session + '_>, Diagnostic> {
-    Ok(Box::new(Stepper::new(crate::op::lostpop::LostPop::new(
-        t, unroll,
+    Ok(Box::new(Stepper::new(crate::op::lostpop::machine(
+        t,
+        unroll,
+        lostpop_build(false),
     )?)))
 }
 fn lostpop_unreduced_open(t: &Test, unroll: usize) -> Result<Box<dyn Session + '_>, Diagnostic> {
-    Ok(Box::new(Stepper::new(
-        crate::op::lostpop::LostPop::new(t, unroll)?.without_catch_up(),
-    )))
+    Ok(Box::new(Stepper::new(crate::op::lostpop::machine(
+        t,
+        unroll,
+        lostpop_build(true),
+    )?)))
 }
 fn rsp_check(t: &Test, o: &CheckOptions) -> Result<CheckResult, CheckError> {
     crate::op::rsp::judge::check(t, rsp_options(o.unroll, true, true), o)

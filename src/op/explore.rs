@@ -149,10 +149,51 @@ const EXPAND_CHUNK: usize = 1_024;
 /// at before every expansion: one costs far more than reading it).
 const MEMORY_EVERY: u32 = 4_096;
 
-/// Explores every state of `m` reachable from its initial state.
+/// What a search holds: the visited map, the graph's nodes, the current
+/// level and the next one.
+struct Heap<S, K, T> {
+    visited: HashMap<K, u32>,
+    nodes: Vec<Node<T>>,
+    frontier: Vec<(u32, S)>,
+    next: Vec<(u32, S)>,
+}
+
+/// [`Heap`] for machine `M`.
+type HeapOf<M> = Heap<<M as Machine>::State, <M as Machine>::Key, <M as Machine>::Transition>;
+
+/// Explores every state of `m` reachable from its initial state. A search
+/// cut off by its deadline or a limit answers at once and leaves freeing
+/// what it built (up to the memory budget of machine states) to another
+/// thread: freeing a few hundred thousand states takes a tenth of a
+/// second, which a `--timeout` answer should not wait for.
 pub fn explore<M: Machine>(
     m: &M,
     opts: &ExploreOptions,
+) -> Result<Exploration<M::Transition>, ExploreError> {
+    let mut heap: HeapOf<M> = Heap {
+        visited: HashMap::new(),
+        nodes: Vec::new(),
+        frontier: Vec::new(),
+        next: Vec::new(),
+    };
+    let r = explore_in(m, opts, &mut heap);
+    if r.is_err() && heap.nodes.len() > FREE_ELSEWHERE {
+        let spawned = std::thread::Builder::new().spawn(move || drop(heap));
+        // Without a thread the heap is freed here (the spawn returned it
+        // dropped already when it failed).
+        drop(spawned);
+    }
+    r
+}
+
+/// Searches with more states than this are freed on another thread when
+/// cut off.
+const FREE_ELSEWHERE: usize = 10_000;
+
+fn explore_in<M: Machine>(
+    m: &M,
+    opts: &ExploreOptions,
+    heap: &mut HeapOf<M>,
 ) -> Result<Exploration<M::Transition>, ExploreError> {
     let start = Instant::now();
     let bar = (opts.progress && std::io::stderr().is_terminal()).then(|| {
@@ -164,13 +205,18 @@ pub fn explore<M: Machine>(
         pb
     });
     let init = m.initial();
-    let mut visited: HashMap<M::Key, u32> = HashMap::new();
-    let mut nodes: Vec<Node<M::Transition>> = vec![Node {
+    let Heap {
+        visited,
+        nodes,
+        frontier,
+        next,
+    } = heap;
+    nodes.push(Node {
         parent: u32::MAX,
         via: None,
-    }];
+    });
     visited.insert(m.canonical(&init), 0);
-    let mut frontier: Vec<(u32, M::State)> = vec![(0, init)];
+    frontier.push((0, init));
     let mut out = Exploration {
         outcomes: BTreeMap::new(),
         final_states: BTreeMap::new(),
@@ -205,7 +251,7 @@ pub fn explore<M: Machine>(
         Some(expand(m, s))
     };
     while !frontier.is_empty() {
-        let mut next = Vec::new();
+        next.clear();
         // A level is expanded in chunks; the deadline is looked at during
         // the expansion and the state and memory budgets as states are
         // created.
@@ -271,13 +317,13 @@ pub fn explore<M: Machine>(
             pb.set_message(format!("{}: {} states", m.name(), out.states));
             pb.tick();
         }
-        frontier = next;
+        std::mem::swap(frontier, next);
     }
     if let Some(pb) = bar {
         pb.finish_and_clear();
     }
     for (o, id) in witness_node {
-        out.outcomes.insert(o, trace_to(&nodes, id));
+        out.outcomes.insert(o, trace_to(nodes, id));
     }
     out.elapsed = start.elapsed();
     Ok(out)

@@ -34,13 +34,13 @@ impl std::error::Error for MachineError {}
 /// - the reachable state space is finite (every machine bounds loops).
 pub trait Machine: Sync {
     /// A full machine state. Cloned once per successor.
-    type State: Clone + Send + Sync;
+    type State: Clone + Send + Sync + 'static;
     /// The canonical form of a state used for the visited set: equal keys
     /// mean equivalent states (e.g. request ids renumbered, removed
     /// requests dropped).
-    type Key: Hash + Eq + Send + Sync;
+    type Key: Hash + Eq + Send + Sync + 'static;
     /// One transition (a step label with the data needed to apply it).
-    type Transition: Clone + fmt::Debug + Send + Sync;
+    type Transition: Clone + fmt::Debug + Send + Sync + 'static;
 
     /// Short name of the model (`lostpop`), used in reports.
     fn name(&self) -> &str;

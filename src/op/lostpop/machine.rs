@@ -1,6 +1,6 @@
 //! The LOST-POP machine behind the [`Machine`] trait.
 
-use super::order::{makes_pred, order};
+use super::order::{Meet, makes_pred, order};
 use super::reduce::{Future, live_pair};
 use super::types::*;
 use crate::diag::Diagnostic;
@@ -46,6 +46,8 @@ pub struct LostPop<'t> {
     /// sole-writer singleton: satisfying it would take away a guess
     /// (`speculate.rs`).
     pub(super) branch_regs: Vec<Vec<Vec<u16>>>,
+    /// The reading of A.5.2's scope meet (`--variant acquire-meet`).
+    pub(super) meet: Meet,
 }
 
 /// Whether the constraint `a -> r` is one of the order constraints of
@@ -62,12 +64,13 @@ pub struct LostPop<'t> {
 /// before it is satisfied, before its place in the coherence order is
 /// known, and a read ordered after it must not overtake the write it will
 /// read (`MP+rel+rmw+acq`).
-fn enforced_at(a: &Req, r: &Req, all: u64) -> bool {
+fn enforced_at(a: &Req, r: &Req, all: u64, how: Meet) -> bool {
     let t = r.thread();
     if a.thread() == t {
         return true;
     }
-    a.pred & bit(t) != 0 && (a.kind == Kind::Rmw || order(r.arch, a, r, t, true, all).is_some())
+    a.pred & bit(t) != 0
+        && (a.kind == Kind::Rmw || order(r.arch, a, r, t, true, all, how).is_some())
 }
 
 /// Whether plain read `r` may read its own thread's earlier write `a` to
@@ -303,6 +306,7 @@ impl<'t> LostPop<'t> {
             catch_up: true,
             all_x86,
             branch_regs,
+            meet: Meet::ReleaseFirst,
         })
     }
 
@@ -311,6 +315,13 @@ impl<'t> LostPop<'t> {
     /// the plain one.
     pub fn without_catch_up(mut self) -> Self {
         self.catch_up = false;
+        self
+    }
+
+    /// The machine with the `acquire-meet` reading of A.5.2's scope meet
+    /// (an earlier acquire's scope before a later release's).
+    pub fn with_acquire_meet(mut self) -> Self {
+        self.meet = Meet::AcquireFirst;
         self
     }
 
@@ -597,7 +608,7 @@ impl<'t> LostPop<'t> {
             let own = o.thread() == t as u32;
             let pred = !own && o.pred & tb != 0;
             if (own || pred)
-                && let Some(sc) = order(arch, o, &r, t as u32, pred, self.all)
+                && let Some(sc) = order(arch, o, &r, t as u32, pred, self.all, self.meet)
             {
                 scope |= sc;
             }
@@ -624,7 +635,7 @@ impl<'t> LostPop<'t> {
         let (Some(wq), Some(rq)) = (s.req(w), s.req(r)) else {
             return;
         };
-        if !makes_pred(arch, wq, rq, t as u32) {
+        if !makes_pred(arch, wq, rq, t as u32, self.meet) {
             return;
         }
         let wq = wq.clone();
@@ -635,7 +646,9 @@ impl<'t> LostPop<'t> {
             .reqs
             .iter()
             .filter(|x| x.thread() == t as u32 && x.id > r)
-            .filter_map(|x| order(arch, &wq, x, t as u32, true, self.all).map(|sc| (x.id, sc)))
+            .filter_map(|x| {
+                order(arch, &wq, x, t as u32, true, self.all, self.meet).map(|sc| (x.id, sc))
+            })
             .collect();
         for (x, sc) in later {
             s.add_edge(w, x, sc);
@@ -697,7 +710,7 @@ impl<'t> LostPop<'t> {
             let Some(aq) = s.req(a) else {
                 continue;
             };
-            if enforced_at(aq, r, self.all) {
+            if enforced_at(aq, r, self.all, self.meet) {
                 let ok = if r.arch == LpArch::Ptx && r.sem.rel() {
                     // A.5.2, blocking rule (5): a release waits until every
                     // request order-constraints-preceding its blocker has
@@ -896,7 +909,7 @@ impl<'t> LostPop<'t> {
                     s.req(a).is_some_and(|aq| {
                         aq.is_mem()
                             && aq.loc == l
-                            && enforced_at(aq, q, self.all)
+                            && enforced_at(aq, q, self.all, self.meet)
                             && aq.prop & sc != sc
                             && !forwards(aq, q)
                     })
@@ -920,7 +933,7 @@ impl<'t> LostPop<'t> {
                 if !aq.is_mem() || aq.loc != l {
                     continue;
                 }
-                if enforced_at(aq, q, self.all) {
+                if enforced_at(aq, q, self.all, self.meet) {
                     if aq.prop & sc != sc {
                         closed = self.all;
                     }
@@ -994,7 +1007,7 @@ impl<'t> LostPop<'t> {
             let Some(aq) = s.req(a) else {
                 return true;
             };
-            !enforced_at(aq, r, self.all) || forwards(aq, r) || self.reached(s, a, sc, 0)
+            !enforced_at(aq, r, self.all, self.meet) || forwards(aq, r) || self.reached(s, a, sc, 0)
         })
     }
 

@@ -41,14 +41,52 @@ mod types;
 
 pub use machine::LostPop;
 
+use crate::diag::Diagnostic;
 use crate::ir::Test;
 use crate::verdict::{CheckError, CheckOptions, CheckResult};
 
-/// LOST-POP as a judge: explores `test` (with the catch-up reduction when
-/// `catch_up`, docs/operational.md) through the one judge loop.
-pub fn judge(test: &Test, opts: &CheckOptions, catch_up: bool) -> Result<CheckResult, CheckError> {
-    let m = LostPop::new(test, opts.unroll)?;
-    let m = if catch_up { m } else { m.without_catch_up() };
+/// LOST-POP's variants (`--variant NAME`), with what each changes.
+pub const VARIANTS: &[(&str, &str)] = &[(
+    "acquire-meet",
+    "lostpop: A.5.2's scope meet takes an earlier acquire's scope before a later release's (docs/known-differences.md, weaker case 3)",
+)];
+
+/// How a LOST-POP machine is built: its reductions and its readings.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Build {
+    /// No reductions beyond accepts (`lostpop-unreduced`).
+    pub unreduced: bool,
+    /// The `acquire-meet` variant of A.5.2's scope meet.
+    pub acquire_meet: bool,
+}
+
+impl Build {
+    /// The build for the variants given (`--variant acquire-meet`).
+    pub fn with_variants(unreduced: bool, variants: &[String]) -> Build {
+        Build {
+            unreduced,
+            acquire_meet: variants.iter().any(|v| v == "acquire-meet"),
+        }
+    }
+}
+
+/// The machine for `test`, built as `build` says.
+pub fn machine(test: &Test, unroll: usize, build: Build) -> Result<LostPop<'_>, Diagnostic> {
+    let mut m = LostPop::new(test, unroll)?;
+    if build.unreduced {
+        m = m.without_catch_up();
+    }
+    if build.acquire_meet {
+        m = m.with_acquire_meet();
+    }
+    Ok(m)
+}
+
+/// LOST-POP as a judge: explores `test` (with the catch-up reduction
+/// unless `build.unreduced`, docs/operational.md) through the one judge
+/// loop.
+pub fn judge(test: &Test, opts: &CheckOptions, build: Build) -> Result<CheckResult, CheckError> {
+    let m = machine(test, opts.unroll, build)?;
     super::judge::run_machine(test, &m, opts, &super::judge::Judging::new(opts))
 }
 pub use types::{LpState, LpTransition};

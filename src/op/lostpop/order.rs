@@ -3,11 +3,25 @@
 
 use super::types::{Kind, LpArch, Req, Sem};
 
+/// Which reading of A.5.2's scope meet a machine uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Meet {
+    /// The seed as written: a later release's scope comes first.
+    #[default]
+    ReleaseFirst,
+    /// The `acquire-meet` variant: an earlier acquire's scope comes first
+    /// (docs/known-differences.md, weaker case 3).
+    AcquireFirst,
+}
+
 /// The scope meet `a ∧ b` of PTX (Appendix A.5.2), `a` the earlier
 /// request: the later one's scope if it is a release, the earlier one's if
 /// it is an acquire, else the smaller (intersection, scopes being nested).
-pub fn meet(a: &Req, b: &Req) -> u64 {
-    if b.sem.rel() {
+/// With [`Meet::AcquireFirst`] the acquire's case is checked first.
+pub fn meet(a: &Req, b: &Req, how: Meet) -> u64 {
+    if how == Meet::AcquireFirst && a.sem.acq() {
+        a.scope
+    } else if b.sem.rel() {
         b.scope
     } else if a.sem.acq() {
         a.scope
@@ -20,10 +34,18 @@ pub fn meet(a: &Req, b: &Req) -> u64 {
 /// the constraint `a -> b` it adds, if any. `b` is a request of `t`; `a` is
 /// an earlier request of `t` or, with `a_pred`, a write from another thread
 /// that is a predecessor at `t`. `all` is the system scope.
-pub fn order(arch: LpArch, a: &Req, b: &Req, t: u32, a_pred: bool, all: u64) -> Option<u64> {
+pub fn order(
+    arch: LpArch,
+    a: &Req,
+    b: &Req,
+    t: u32,
+    a_pred: bool,
+    all: u64,
+    how: Meet,
+) -> Option<u64> {
     match arch {
         LpArch::X86 => x86_order(a, b, a_pred).then_some(all),
-        LpArch::Ptx => ptx_order(a, b, t, a_pred, all),
+        LpArch::Ptx => ptx_order(a, b, t, a_pred, all, how),
     }
 }
 
@@ -46,8 +68,8 @@ fn x86_order(a: &Req, b: &Req, a_pred: bool) -> bool {
 /// (`{a.thread, t} ⊆ s`) and one of the six rules holds. Fences are split
 /// into halves: an acquire half (`R -> F -> R/W`), a release half
 /// (`R/W + pred -> F -> W`), an sc fence orders everything.
-fn ptx_order(a: &Req, b: &Req, t: u32, a_pred: bool, all: u64) -> Option<u64> {
-    let s = meet(a, b);
+fn ptx_order(a: &Req, b: &Req, t: u32, a_pred: bool, all: u64, how: Meet) -> Option<u64> {
+    let s = meet(a, b, how);
     let need = (1u64 << t) | (1u64 << a.thread().min(63));
     if s & need != need {
         return None;
@@ -83,11 +105,11 @@ fn ptx_order(a: &Req, b: &Req, t: u32, a_pred: bool, all: u64) -> Option<u64> {
 
 /// Whether write `w`, ordered before read `r` of thread `t`, becomes a
 /// predecessor at `t`: always on x86; on PTX when the scopes match.
-pub fn makes_pred(arch: LpArch, w: &Req, r: &Req, t: u32) -> bool {
+pub fn makes_pred(arch: LpArch, w: &Req, r: &Req, t: u32, how: Meet) -> bool {
     match arch {
         LpArch::X86 => true,
         LpArch::Ptx => {
-            let s = meet(w, r);
+            let s = meet(w, r, how);
             let need = (1u64 << t) | (1u64 << w.thread().min(63));
             s & need == need
         }
