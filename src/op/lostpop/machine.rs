@@ -2,6 +2,7 @@
 
 use super::order::{Meet, makes_pred, order};
 use super::reduce::{Future, live_pair};
+use super::speculate::Plan;
 use super::types::*;
 use crate::diag::Diagnostic;
 use crate::ir::outcome::observed_terms;
@@ -40,12 +41,9 @@ pub struct LostPop<'t> {
     pub(super) silent: Vec<u64>,
     /// Every thread is x86 (rule 8 is argued for x86 only).
     pub(super) all_x86: bool,
-    /// Per thread and program counter: the registers the branches a
-    /// speculating (PTX) thread may still reach read (every branch of a
-    /// thread that jumps backwards). A read into one of them is not a
-    /// sole-writer singleton: satisfying it would take away a guess
-    /// (`speculate.rs`).
-    pub(super) branch_regs: Vec<Vec<Vec<u16>>>,
+    /// Per thread: which branches are worth a guess, and the registers
+    /// those a thread may still reach read (`speculate.rs`).
+    pub(super) plans: Vec<Plan>,
     /// The reading of A.5.2's scope meet (`--variant acquire-meet`).
     pub(super) meet: Meet,
 }
@@ -260,39 +258,10 @@ impl<'t> LostPop<'t> {
             }
         }
         let all_x86 = threads.iter().all(|i| i.arch == LpArch::X86);
-        let branch_regs = threads
+        let plans = threads
             .iter()
             .zip(&test.threads)
-            .map(|(info, th)| {
-                if info.arch != LpArch::Ptx {
-                    return Vec::new();
-                }
-                let mut ahead = vec![Vec::new(); th.code.len() + 1];
-                let mut backward = false;
-                for (k, ins) in th.code.iter().enumerate().rev() {
-                    let mut regs = ahead[k + 1].clone();
-                    if let InstrKind::Branch { a, b, target, .. } = &ins.kind {
-                        backward |= info.labels.get(target).is_some_and(|&to| to <= k);
-                        for o in [a, b] {
-                            if let Operand::Reg(r) = o
-                                && let Some(i) = info.regs.iter().position(|x| x == r)
-                                && !regs.contains(&(i as u16))
-                            {
-                                regs.push(i as u16);
-                            }
-                        }
-                    }
-                    if let InstrKind::Goto { target } = &ins.kind {
-                        backward |= info.labels.get(target).is_some_and(|&to| to <= k);
-                    }
-                    ahead[k] = regs;
-                }
-                if backward {
-                    let whole = ahead[0].clone();
-                    ahead.iter_mut().for_each(|a| *a = whole.clone());
-                }
-                ahead
-            })
+            .map(|(info, th)| Plan::new(info, &th.code))
             .collect();
         let future = Future::new(test);
         Ok(LostPop {
@@ -305,7 +274,7 @@ impl<'t> LostPop<'t> {
             future,
             catch_up: true,
             all_x86,
-            branch_regs,
+            plans,
             meet: Meet::ReleaseFirst,
         })
     }
@@ -375,14 +344,6 @@ impl<'t> LostPop<'t> {
         }
         th.pc = to as u16;
         Ok(())
-    }
-
-    /// Whether a branch thread `t` may still reach reads register `d`.
-    fn branch_ahead(&self, s: &LpState, t: usize, d: u16) -> bool {
-        let pc = s.threads[t].pc as usize;
-        self.branch_regs[t]
-            .get(pc)
-            .is_some_and(|regs| regs.contains(&d))
     }
 
     /// Runs local instructions of thread `t` while their inputs are known

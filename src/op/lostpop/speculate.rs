@@ -25,15 +25,105 @@
 //! stays possible, so every run of the machine without guesses remains.
 //! x86 threads never guess (TSO keeps reads in order anyway).
 
-use super::machine::LostPop;
+use super::machine::{LostPop, TInfo};
 use super::types::*;
-use crate::ir::{InstrKind, Operand, Reg, Value};
+use crate::ir::{Instr, InstrKind, Operand, Reg, Value};
 use crate::op::machine::MachineError;
 
+/// Which branches of one thread are worth a guess, found once per test.
+pub struct Plan {
+    /// Per instruction: a branch of a PTX thread with a load or a fence
+    /// within reach on at least one side (past labels, local instructions
+    /// and forward gotos, before any store, RMW or other branch). A guess
+    /// at another branch could only wait, as waiting at the branch does.
+    worth: Vec<bool>,
+    /// Per program counter: the registers read by the branches worth a
+    /// guess that the thread may still reach (all of them when it jumps
+    /// backwards). A read into one of them is not a sole-writer singleton:
+    /// satisfying it early would take a guess away.
+    ahead: Vec<Vec<u16>>,
+}
+
+impl Plan {
+    /// The plan of thread `info` running `code`.
+    pub(super) fn new(info: &TInfo, code: &[Instr]) -> Plan {
+        let n = code.len();
+        if info.arch != LpArch::Ptx {
+            return Plan {
+                worth: vec![false; n],
+                ahead: vec![Vec::new(); n + 1],
+            };
+        }
+        let label = |l: &str| info.labels.get(l).copied();
+        // Whether a load or a fence is within reach from instruction `k`.
+        let reaches = |mut k: usize| {
+            for _ in 0..=n {
+                match code.get(k).map(|i| &i.kind) {
+                    Some(InstrKind::Load { .. } | InstrKind::Fence) => return true,
+                    Some(InstrKind::Label(_) | InstrKind::Mov { .. } | InstrKind::Op { .. }) => {
+                        k += 1
+                    }
+                    Some(InstrKind::Goto { target }) => match label(target) {
+                        Some(to) if to > k => k = to,
+                        _ => return false,
+                    },
+                    _ => return false,
+                }
+            }
+            false
+        };
+        let worth: Vec<bool> = code
+            .iter()
+            .enumerate()
+            .map(|(k, i)| match &i.kind {
+                InstrKind::Branch { target, .. } => {
+                    reaches(k + 1) || label(target).is_some_and(&reaches)
+                }
+                _ => false,
+            })
+            .collect();
+        let mut ahead = vec![Vec::new(); n + 1];
+        let mut backward = false;
+        for (k, ins) in code.iter().enumerate().rev() {
+            let mut regs: Vec<u16> = ahead[k + 1].clone();
+            match &ins.kind {
+                InstrKind::Branch { a, b, target, .. } => {
+                    backward |= label(target).is_some_and(|to| to <= k);
+                    if worth[k] {
+                        for o in [a, b] {
+                            if let Operand::Reg(r) = o
+                                && let Some(i) = info.regs.iter().position(|x| x == r)
+                                && !regs.contains(&(i as u16))
+                            {
+                                regs.push(i as u16);
+                            }
+                        }
+                    }
+                }
+                InstrKind::Goto { target } => {
+                    backward |= label(target).is_some_and(|to| to <= k);
+                }
+                _ => {}
+            }
+            ahead[k] = regs;
+        }
+        if backward {
+            let whole = ahead[0].clone();
+            ahead.iter_mut().for_each(|a| *a = whole.clone());
+        }
+        Plan { worth, ahead }
+    }
+}
+
 impl LostPop<'_> {
-    /// Whether thread `t` may pass unresolved branches on a guess.
-    fn speculates(&self, t: usize) -> bool {
-        self.threads[t].arch == LpArch::Ptx
+    /// Whether a branch worth a guess that thread `t` may still reach
+    /// reads register `d`.
+    pub(super) fn branch_ahead(&self, s: &LpState, t: usize, d: u16) -> bool {
+        let pc = s.threads[t].pc as usize;
+        self.plans[t]
+            .ahead
+            .get(pc)
+            .is_some_and(|regs| regs.contains(&d))
     }
 
     /// The operands of the branch thread `t` guessed past, if any.
@@ -133,20 +223,12 @@ impl LostPop<'_> {
     }
 
     /// The guesses enabled in `s`: a PTX thread, not on a guess already,
-    /// stopped at a branch with an unknown operand, both ways.
+    /// stopped at a branch worth a guess (its operands unknown), both ways.
     pub(super) fn guesses(&self, s: &LpState, out: &mut Vec<LpTransition>) {
         for t in 0..s.threads.len() {
             let th = &s.threads[t];
-            if !self.speculates(t) || th.cut || th.guess.is_some() {
-                continue;
-            }
-            if !matches!(
-                self.test.threads[t]
-                    .code
-                    .get(th.pc as usize)
-                    .map(|i| &i.kind),
-                Some(InstrKind::Branch { .. })
-            ) {
+            let worth = self.plans[t].worth.get(th.pc as usize).copied();
+            if th.cut || th.guess.is_some() || worth != Some(true) {
                 continue;
             }
             for taken in [false, true] {
