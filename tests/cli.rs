@@ -581,3 +581,22 @@ fn a_tree_every_probe_finds_too_big_is_refused_at_once() {
         "{err}"
     );
 }
+
+/// Eleven CAS in a row whose expected value is a non-atomic location read
+/// before each: every CAS splits into success and failure, with values
+/// that stay symbolic, 4.2e6 paths. Every random walk of the path tree
+/// sees that many, so the path limit is given before any path is built
+/// (it used to be reached after building 100,000 paths, 0.3 s and 268 MB).
+#[test]
+fn a_path_tree_every_walk_finds_too_big_is_refused_at_once() {
+    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz-regressions/fuzz-168638.litmus");
+    let o = litmix(&["run", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("has more than 100000 control-flow paths (limit): about 4.2e6")
+            && err.contains("random walks of its path tree"),
+        "{err}"
+    );
+}

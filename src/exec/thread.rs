@@ -256,14 +256,74 @@ struct State {
     share: f64,
 }
 
+/// Random walks down a thread's path tree before enumerating it.
+const PROBES: usize = 8;
+
+/// Every walk this far over the path limit refuses the enumeration at
+/// once: a tree within the limit gives that with probability at most
+/// 4^-8 = 1.5e-5 (Markov's inequality per walk, the walks independent).
+const PROBE_SURE_MARGIN: f64 = 4.0;
+
 /// Enumerates the paths of `thread`. `num_locs` bounds the locations a
-/// register address may point to.
+/// register address may point to. A thread whose path tree is clearly
+/// over the path limit is refused at once: each of [`PROBES`] random walks
+/// from the root gives an unbiased estimate of the number of paths (the
+/// product of the branching on its way, Knuth's estimator), and when every
+/// one is over [`PROBE_SURE_MARGIN`] times the limit the limit message
+/// comes before any path is built.
 pub fn explore(
     file: &str,
     thread: &Thread,
     num_locs: usize,
     limits: PathLimits,
 ) -> Result<ThreadPaths, Diagnostic> {
+    let walk_limits = PathLimits {
+        deadline: None,
+        project: None,
+        ..limits
+    };
+    let mut rng: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut least = f64::INFINITY;
+    let mut total = 0.0;
+    for _ in 0..PROBES {
+        let (_, walk) = enumerate(file, thread, num_locs, walk_limits, Some(&mut rng))?;
+        least = least.min(walk);
+        total += walk;
+    }
+    if least > limits.max_paths as f64 * PROBE_SURE_MARGIN {
+        return Err(Diagnostic::new(
+            file,
+            Pos::default(),
+            format!(
+                "thread P{} has more than {} control-flow paths (limit): about {:.1e} \
+                 (estimated from {PROBES} random walks of its path tree, the smallest {least:.1e})",
+                thread.id,
+                limits.max_paths,
+                total / PROBES as f64
+            ),
+        ));
+    }
+    enumerate(file, thread, num_locs, limits, None).map(|(paths, _)| paths)
+}
+
+/// xorshift64: the next pseudo-random number.
+fn next_random(rng: &mut u64) -> u64 {
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    *rng
+}
+
+/// Enumerates the paths of `thread` depth-first; with `walk`, follows one
+/// random root-to-leaf walk instead and returns its estimate of the number
+/// of paths (0 for a walk cut by the unroll bound).
+fn enumerate(
+    file: &str,
+    thread: &Thread,
+    num_locs: usize,
+    limits: PathLimits,
+    mut walk: Option<&mut u64>,
+) -> Result<(ThreadPaths, f64), Diagnostic> {
     let labels: HashMap<&str, usize> = thread
         .code
         .iter()
@@ -300,7 +360,16 @@ pub fn explore(
     let err = |ins: &Instr, msg: String| Diagnostic::new(file, ins.pos, msg);
     // The share of the path tree whose paths are enumerated (or cut).
     let (mut done, mut nodes) = (0f64, 0u64);
-    while let Some(mut st) = stack.pop() {
+    while let Some(mut st) = match walk.as_deref_mut() {
+        // A walk goes on with one of the successors just pushed, at random.
+        Some(rng) if !stack.is_empty() => {
+            let k = (next_random(rng) % stack.len() as u64) as usize;
+            let st = stack.swap_remove(k);
+            stack.clear();
+            Some(st)
+        }
+        _ => stack.pop(),
+    } {
         nodes += 1;
         if nodes.is_multiple_of(PROJECT_EVERY)
             && let Some((start, timeout)) = limits.project
@@ -353,6 +422,9 @@ pub fn explore(
                 ));
             }
             let Some(ins) = thread.code.get(st.pc) else {
+                if walk.is_some() {
+                    return Ok((out, 1.0 / st.share));
+                }
                 done += st.share;
                 out.paths.push(Path {
                     events: st.events.to_vec(),
@@ -412,14 +484,23 @@ pub fn explore(
                                         ctrl.extend(reads.iter().copied());
                                         st.ctrl = Rc::new(ctrl);
                                     }
-                                    let mut other = clone_state(&st);
-                                    other.constraints.push(Constraint {
-                                        cmp: cmp.negate(),
-                                        a: a.clone(),
-                                        b: b.clone(),
-                                        reads: reads.clone(),
-                                    });
-                                    stack.push(other);
+                                    // A walk takes one side at random.
+                                    let side = walk.as_deref_mut().map(|r| next_random(r) % 2 == 0);
+                                    if side != Some(true) {
+                                        let mut other = clone_state(&st);
+                                        other.constraints.push(Constraint {
+                                            cmp: cmp.negate(),
+                                            a: a.clone(),
+                                            b: b.clone(),
+                                            reads: reads.clone(),
+                                        });
+                                        if side.is_none() {
+                                            stack.push(other);
+                                        } else {
+                                            st = other;
+                                            continue;
+                                        }
+                                    }
                                     st.constraints.push(Constraint {
                                         cmp: *cmp,
                                         a,
@@ -437,6 +518,9 @@ pub fn explore(
                             let n = st.back_jumps.entry(pc).or_insert(0);
                             *n += 1;
                             if *n > limits.unroll {
+                                if walk.is_some() {
+                                    return Ok((out, 0.0));
+                                }
                                 done += st.share;
                                 out.cut += 1;
                                 break;
@@ -501,7 +585,7 @@ pub fn explore(
     // Paths were discovered depth-first from a stack; restore source order
     // for stable output.
     out.paths.reverse();
-    Ok(out)
+    Ok((out, 0.0))
 }
 
 /// Divides the share of a state split over its possible addresses.

@@ -14,6 +14,7 @@
 //! then expands alone. Soundness of that subset is the machine's argument.
 
 use super::machine::{Machine, MachineError};
+use crate::budget::{PROJECT_AFTER, margin};
 use crate::ir::Value;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -250,13 +251,19 @@ fn explore_in<M: Machine>(
         }
         Some(expand(m, s))
     };
+    let mut expanded_so_far = 0u64;
     while !frontier.is_empty() {
         next.clear();
         // A level is expanded in chunks; the deadline is looked at during
         // the expansion and the state and memory budgets as states are
         // created.
-        for chunk in frontier.chunks(EXPAND_CHUNK) {
+        for (k, chunk) in frontier.chunks(EXPAND_CHUNK).enumerate() {
             past_deadline(nodes.len())?;
+            let left = frontier.len() - k * EXPAND_CHUNK;
+            if let Some(m) = level_outlasts(start, opts.deadline, expanded_so_far, left) {
+                return Err(ExploreError::Limit(m));
+            }
+            expanded_so_far += chunk.len() as u64;
             let expanded: Vec<Option<Result<_, MachineError>>> =
                 if opts.parallel && chunk.len() >= PARALLEL_FRONTIER {
                     chunk.par_iter().map(|(_, s)| expand_one(s)).collect()
@@ -327,6 +334,35 @@ fn explore_in<M: Machine>(
     }
     out.elapsed = start.elapsed();
     Ok(out)
+}
+
+/// Under a deadline, once [`PROJECT_AFTER`] of the time is spent: the
+/// limit message when expanding only the `left` states of the current
+/// level, at the mean time per state expanded so far (`done` of them,
+/// cheaper on average than the deeper states still to come), already
+/// ends past the deadline by the projection [`margin`]. A lower bound of
+/// the time left, so a search that could finish is not refused.
+fn level_outlasts(
+    start: Instant,
+    deadline: Option<Instant>,
+    done: u64,
+    left: usize,
+) -> Option<String> {
+    let limit = deadline?.saturating_duration_since(start).as_secs_f64();
+    let elapsed = start.elapsed().as_secs_f64();
+    if done == 0 || elapsed <= limit * PROJECT_AFTER {
+        return None;
+    }
+    let each = elapsed / done as f64;
+    let projected = elapsed + left as f64 * each;
+    (projected > limit * margin(elapsed, limit)).then(|| {
+        format!(
+            "the search would take at least {projected:.2} s: {left} states of its current \
+             level are still to be expanded at {:.0} µs each ({done} expanded in {elapsed:.1} s), \
+             over --timeout {limit:.1} s",
+            each * 1e6
+        )
+    })
 }
 
 /// The transitions from the initial state to node `id`.
