@@ -485,7 +485,9 @@ fn enumerate(
                                         st.ctrl = Rc::new(ctrl);
                                     }
                                     // A walk takes one side at random.
-                                    let side = walk.as_deref_mut().map(|r| next_random(r) % 2 == 0);
+                                    let side = walk
+                                        .as_deref_mut()
+                                        .map(|r| next_random(r).is_multiple_of(2));
                                     if side != Some(true) {
                                         let mut other = clone_state(&st);
                                         other.constraints.push(Constraint {
