@@ -303,12 +303,13 @@ fn coherence_blowup_is_refused_before_enumerating() {
         "{err}"
     );
     // With pruning: the interleavings of six chains of three writes (18!/6^6
-    // = 1.4e11) survive; the estimate of the pruned tree says so at once.
+    // = 1.4e11) survive; the estimate of the pruned tree says so at once
+    // (every random walk stops once past ten times the budget: "at least").
     let o = litmix(&["run", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(
-        err.contains("limit exceeded: the search would judge about")
+        err.contains("limit exceeded: the search would judge at least")
             && err.contains("even with pruning"),
         "{err}"
     );
@@ -582,20 +583,26 @@ fn a_tree_every_probe_finds_too_big_is_refused_at_once() {
     );
 }
 
-/// Eleven CAS in a row whose expected value is a non-atomic location read
-/// before each: every CAS splits into success and failure, with values
-/// that stay symbolic, 4.2e6 paths. Every random walk of the path tree
-/// sees that many, so the path limit is given before any path is built
-/// (it used to be reached after building 100,000 paths, 0.3 s and 268 MB).
+/// A PTX thread of twenty loads, each followed by a branch on its value
+/// over nothing: 2^20 paths, and every random walk of the path tree sees
+/// that many, so the path limit is given before any path is built.
 #[test]
 fn a_path_tree_every_walk_finds_too_big_is_refused_at_once() {
-    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fuzz-regressions/fuzz-168638.litmus");
+    let dir = tmp("paths20");
+    let f = dir.join("paths20.litmus");
+    let mut src = String::from("PTX paths20\n{ x=0; }\n P0@cta 0,gpu 0 ;\n");
+    for i in 0..20 {
+        src.push_str(&format!(
+            " ld.relaxed.gpu r{i}, x ;\n bne r{i}, 0, L{i} ;\n L{i}: ;\n"
+        ));
+    }
+    src.push_str("exists (0:r0=1)\n");
+    std::fs::write(&f, src).unwrap();
     let o = litmix(&["run", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(
-        err.contains("has more than 100000 control-flow paths (limit): about 4.2e6")
+        err.contains("has more than 100000 control-flow paths (limit): about 1.0e6")
             && err.contains("random walks of its path tree"),
         "{err}"
     );

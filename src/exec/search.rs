@@ -204,10 +204,11 @@ impl RfSearch<'_, '_> {
         let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut total = 0f64;
         let mut least = f64::INFINITY;
+        let mut truncated = false;
         let evals_before = self.probe_evals;
         let started = Instant::now();
         for _ in 0..PROBES {
-            let walk = self.probe(&mut rng);
+            let walk = self.probe(&mut rng, &mut truncated);
             total += walk;
             least = least.min(walk);
         }
@@ -221,8 +222,9 @@ impl RfSearch<'_, '_> {
         // with probability at most (1/PROBE_SURE_MARGIN)^PROBES).
         if estimate * weight > budget * PROBE_MARGIN || least * weight > budget * PROBE_SURE_MARGIN
         {
+            let about = if truncated { "at least" } else { "about" };
             return Err(CheckError::Limit(format!(
-                "the search would judge about {estimate:.1e} partial candidates even with \
+                "the search would judge {about} {estimate:.1e} partial candidates even with \
                  pruning (estimated from {PROBES} random probes of the search tree, the \
                  smallest {least:.1e}; at most {bound:.1e} reads-from and coherence choices), \
                  {} times the budget of {} (raise --max-candidates)",
@@ -266,7 +268,7 @@ impl RfSearch<'_, '_> {
 
     /// One random walk down the (pruned) search tree: the estimated number
     /// of its nodes (1 + d1 + d1·d2 + ..., di the children at depth i).
-    fn probe(&mut self, rng: &mut u64) -> f64 {
+    fn probe(&mut self, rng: &mut u64, truncated: &mut bool) -> f64 {
         let skel = self.skel;
         let mut next = || {
             *rng ^= *rng << 13;
@@ -282,7 +284,16 @@ impl RfSearch<'_, '_> {
         // Past the deadline a probe stops where it is (its caller's next
         // look at the clock ends the search).
         let past = |d: Option<Instant>| d.is_some_and(|d| Instant::now() > d);
+        // A walk past ten times the budget has made its point: its estimate
+        // can only grow (each level adds at least one node), so it stops
+        // there and counts as over every refusal margin.
+        let enough = self.opts.max_candidates as f64 * PROBE_MARGIN / self.weight() as f64;
         for &r in &skel.reads {
+            if nodes > enough {
+                *truncated = true;
+                complete = false;
+                break;
+            }
             if !self.constraints_possible() || past(self.deadline) {
                 complete = false;
                 break;
@@ -335,6 +346,10 @@ impl RfSearch<'_, '_> {
             'locs: for loc in (0..order.len()).rev() {
                 let len = order[loc].len();
                 for k in 0..len.saturating_sub(1) {
+                    if nodes > enough {
+                        *truncated = true;
+                        break 'locs;
+                    }
                     if past(self.deadline) {
                         break 'locs;
                     }

@@ -190,6 +190,16 @@ impl<T> Chain<T> {
         self.len
     }
 
+    /// The items, newest first.
+    fn iter_back(&self) -> impl Iterator<Item = &T> {
+        let mut at = self.last.as_deref();
+        std::iter::from_fn(move || {
+            let link = at?;
+            at = link.before.as_deref();
+            Some(&*link.item)
+        })
+    }
+
     /// The items, oldest first.
     fn to_vec(&self) -> Vec<Rc<T>> {
         let mut out = Vec::with_capacity(self.len);
@@ -471,45 +481,66 @@ fn enumerate(
                             match (a.constant(), b.constant()) {
                                 (Some(x), Some(y)) => Some(cmp.eval(x, y)),
                                 _ => {
-                                    // Split: explore "not taken" later, "taken" now.
                                     let mut reads = BTreeSet::new();
                                     a.reads(&mut reads);
                                     b.reads(&mut reads);
                                     let reads = Rc::new(reads);
-                                    st.share /= 2.0;
-                                    // Both sides depend on the branch's reads
-                                    // from here on: one new set for both.
+                                    // Everything after depends on the
+                                    // branch's reads, however it goes.
                                     if !reads.is_subset(&st.ctrl) {
                                         let mut ctrl = (*st.ctrl).clone();
                                         ctrl.extend(reads.iter().copied());
                                         st.ctrl = Rc::new(ctrl);
                                     }
-                                    // A walk takes one side at random.
-                                    let side = walk
-                                        .as_deref_mut()
-                                        .map(|r| next_random(r).is_multiple_of(2));
-                                    if side != Some(true) {
-                                        let mut other = clone_state(&st);
-                                        other.constraints.push(Constraint {
-                                            cmp: cmp.negate(),
-                                            a: a.clone(),
-                                            b: b.clone(),
-                                            reads: reads.clone(),
-                                        });
-                                        if side.is_none() {
-                                            stack.push(other);
-                                        } else {
-                                            st = other;
-                                            continue;
-                                        }
-                                    }
-                                    st.constraints.push(Constraint {
-                                        cmp: *cmp,
-                                        a,
-                                        b,
-                                        reads,
+                                    // A condition the path already assumed
+                                    // on the same values, or its negation,
+                                    // decides the branch: the other side
+                                    // could never be satisfied.
+                                    let assumed = st.constraints.iter_back().find_map(|c| {
+                                        (*c.a == *a && *c.b == *b)
+                                            .then(|| {
+                                                if c.cmp == *cmp {
+                                                    Some(true)
+                                                } else if c.cmp == cmp.negate() {
+                                                    Some(false)
+                                                } else {
+                                                    None
+                                                }
+                                            })
+                                            .flatten()
                                     });
-                                    Some(true)
+                                    if assumed.is_some() {
+                                        assumed
+                                    } else {
+                                        // Split: explore "not taken" later, "taken" now.
+                                        st.share /= 2.0;
+                                        // A walk takes one side at random.
+                                        let side = walk
+                                            .as_deref_mut()
+                                            .map(|r| next_random(r).is_multiple_of(2));
+                                        if side != Some(true) {
+                                            let mut other = clone_state(&st);
+                                            other.constraints.push(Constraint {
+                                                cmp: cmp.negate(),
+                                                a: a.clone(),
+                                                b: b.clone(),
+                                                reads: reads.clone(),
+                                            });
+                                            if side.is_none() {
+                                                stack.push(other);
+                                            } else {
+                                                st = other;
+                                                continue;
+                                            }
+                                        }
+                                        st.constraints.push(Constraint {
+                                            cmp: *cmp,
+                                            a,
+                                            b,
+                                            reads,
+                                        });
+                                        Some(true)
+                                    }
                                 }
                             }
                         }
