@@ -1,12 +1,10 @@
 //! The LOST-POP machine behind the [`Machine`] trait.
 
 use super::order::{Meet, makes_pred, order};
-use super::reduce::{Future, live_pair};
+use super::reduce::Future;
 use super::speculate::Plan;
 use super::types::*;
-use crate::diag::Diagnostic;
-use crate::ir::outcome::observed_terms;
-use crate::ir::{Address, Arch, InstrKind, Operand, Reg, RmwOp, Term, Test, Value};
+use crate::ir::{Address, InstrKind, Operand, Reg, RmwOp, Term, Test, Value};
 use crate::op::machine::{Machine, MachineError};
 use crate::verdict::StateView;
 use std::collections::HashMap;
@@ -62,7 +60,7 @@ pub struct LostPop<'t> {
 /// before it is satisfied, before its place in the coherence order is
 /// known, and a read ordered after it must not overtake the write it will
 /// read (`MP+rel+rmw+acq`).
-fn enforced_at(a: &Req, r: &Req, all: u64, how: Meet) -> bool {
+pub(super) fn enforced_at(a: &Req, r: &Req, all: u64, how: Meet) -> bool {
     let t = r.thread();
     if a.thread() == t {
         return true;
@@ -75,7 +73,7 @@ fn enforced_at(a: &Req, r: &Req, all: u64, how: Meet) -> bool {
 /// the same address while `a` is still only at their thread (store
 /// forwarding): the one constraint into a read that its satisfaction does
 /// not wait for ([`LostPop::read_performable`]).
-fn forwards(a: &Req, r: &Req) -> bool {
+pub(super) fn forwards(a: &Req, r: &Req) -> bool {
     a.thread() == r.thread() && r.kind == Kind::Read && a.kind == Kind::Write && a.loc == r.loc
 }
 
@@ -83,217 +81,7 @@ pub(super) fn bit(t: u32) -> u64 {
     1u64 << t
 }
 
-/// Thread count limit (scopes are 64-bit thread sets).
-const MAX_THREADS: usize = 63;
-
 impl<'t> LostPop<'t> {
-    /// Builds the machine for `test`; constructs outside the model (C
-    /// threads, barriers, proxies, aliases, too many threads) are errors
-    /// naming the construct and where it is. `unroll` bounds backward jumps.
-    pub fn new(test: &'t Test, unroll: usize) -> Result<Self, Diagnostic> {
-        let file = test
-            .file
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| test.name.clone());
-        let err = |pos: crate::ir::Pos, msg: String| Diagnostic::new(&file, pos, msg);
-        if test.threads.len() > MAX_THREADS {
-            return Err(err(
-                Default::default(),
-                format!(
-                    "lostpop supports at most {MAX_THREADS} threads (this test has {})",
-                    test.threads.len()
-                ),
-            ));
-        }
-        for l in &test.locations {
-            if l.alias_of.is_some() {
-                return Err(err(
-                    Default::default(),
-                    format!(
-                        "lostpop does not model proxies or aliases (location '{}' is an alias)",
-                        l.name
-                    ),
-                ));
-            }
-        }
-        let n = test.threads.len();
-        let mut threads = Vec::new();
-        for (ti, th) in test.threads.iter().enumerate() {
-            let arch = match th.arch {
-                Arch::X86 => LpArch::X86,
-                Arch::Ptx => LpArch::Ptx,
-                Arch::C | Arch::Rsp => {
-                    return Err(err(
-                        th.code.first().map(|i| i.pos).unwrap_or_default(),
-                        format!(
-                            "lostpop models x86 and PTX threads; P{} is {} code",
-                            th.id,
-                            if th.arch == Arch::C {
-                                "C/OpenCL"
-                            } else {
-                                "RSP machine"
-                            }
-                        ),
-                    ));
-                }
-            };
-            let mut regs: Vec<Reg> = Vec::new();
-            let mut add = |r: &Reg| {
-                if !regs.contains(r) {
-                    regs.push(r.clone());
-                }
-            };
-            for (r, _) in &th.reg_init {
-                add(r);
-            }
-            let mut labels = HashMap::new();
-            for (k, ins) in th.code.iter().enumerate() {
-                let bad = ins
-                    .tags
-                    .iter()
-                    .find(|t| matches!(t.as_str(), "PROXY" | "SURFACE" | "TEXTURE" | "CONSTANT"));
-                if let Some(tag) = bad {
-                    return Err(err(
-                        ins.pos,
-                        format!(
-                            "lostpop does not model proxies ('{}' is a {} instruction)",
-                            ins.text,
-                            tag.to_lowercase()
-                        ),
-                    ));
-                }
-                let op_reg = |o: &Operand, add: &mut dyn FnMut(&Reg)| {
-                    if let Operand::Reg(r) = o {
-                        add(r)
-                    }
-                };
-                let addr_reg = |a: &Address, add: &mut dyn FnMut(&Reg)| {
-                    if let Address::Reg(r) = a {
-                        add(r)
-                    }
-                };
-                match &ins.kind {
-                    InstrKind::Load { dst, addr } => {
-                        add(dst);
-                        addr_reg(addr, &mut add);
-                    }
-                    InstrKind::Store { addr, src } => {
-                        addr_reg(addr, &mut add);
-                        op_reg(src, &mut add);
-                    }
-                    InstrKind::Rmw { dst, addr, op } => {
-                        if let Some(d) = dst {
-                            add(d);
-                        }
-                        addr_reg(addr, &mut add);
-                        match op {
-                            RmwOp::Bin(_, o) | RmwOp::Exch(o) | RmwOp::Inc(o) | RmwOp::Dec(o) => {
-                                op_reg(o, &mut add)
-                            }
-                            RmwOp::Cas { expected, new } => {
-                                op_reg(expected, &mut add);
-                                op_reg(new, &mut add);
-                            }
-                        }
-                    }
-                    InstrKind::Fence => {}
-                    InstrKind::Barrier { .. } => {
-                        return Err(err(
-                            ins.pos,
-                            format!("lostpop does not model execution barriers ('{}')", ins.text),
-                        ));
-                    }
-                    InstrKind::Mov { dst, src } => {
-                        add(dst);
-                        op_reg(src, &mut add);
-                    }
-                    InstrKind::Op { dst, a, b, .. } => {
-                        add(dst);
-                        op_reg(a, &mut add);
-                        op_reg(b, &mut add);
-                    }
-                    InstrKind::Branch { a, b, .. } => {
-                        op_reg(a, &mut add);
-                        op_reg(b, &mut add);
-                    }
-                    InstrKind::Goto { .. } => {}
-                    InstrKind::Label(l) => {
-                        labels.insert(l.clone(), k);
-                    }
-                }
-            }
-            let level_mask = |level: &str| -> u64 {
-                let mut m = bit(ti as u32);
-                let pa = &th.placement;
-                let Some(ia) = pa.iter().position(|s| s.level == level) else {
-                    return m;
-                };
-                for (u, other) in test.threads.iter().enumerate() {
-                    let pb = &other.placement;
-                    if let Some(ib) = pb.iter().position(|s| s.level == level)
-                        && pa[..=ia] == pb[..=ib]
-                    {
-                        m |= bit(u as u32);
-                    }
-                }
-                m
-            };
-            threads.push(TInfo {
-                arch,
-                regs,
-                labels,
-                me: bit(ti as u32),
-                cta: level_mask("cta"),
-                gpu: level_mask("gpu"),
-            });
-        }
-        let observed = observed_terms(test);
-        for t in &observed {
-            if let Term::Reg { thread, reg } = t
-                && let Some(info) = threads.get_mut(*thread)
-                && !info.regs.contains(reg)
-            {
-                info.regs.push(reg.clone());
-            }
-        }
-        let all_x86 = threads.iter().all(|i| i.arch == LpArch::X86);
-        let plans = threads
-            .iter()
-            .zip(&test.threads)
-            .map(|(info, th)| Plan::new(info, &th.code))
-            .collect();
-        let future = Future::new(test);
-        Ok(LostPop {
-            test,
-            threads,
-            observed,
-            all: if n >= 64 { u64::MAX } else { (1u64 << n) - 1 },
-            unroll: unroll.min(u16::MAX as usize) as u16,
-            silent: silent_groups(&future, test.threads.len(), test.locations.len()),
-            future,
-            catch_up: true,
-            all_x86,
-            plans,
-            meet: Meet::ReleaseFirst,
-        })
-    }
-
-    /// Turns the catch-up and sole-writer reductions off (`--model
-    /// lostpop-unreduced`), so the reduced exploration can be compared with
-    /// the plain one.
-    pub fn without_catch_up(mut self) -> Self {
-        self.catch_up = false;
-        self
-    }
-
-    /// The machine with the `acquire-meet` reading of A.5.2's scope meet
-    /// (an earlier acquire's scope before a later release's).
-    pub fn with_acquire_meet(mut self) -> Self {
-        self.meet = Meet::AcquireFirst;
-        self
-    }
-
     /// The test this machine runs.
     pub fn test(&self) -> &Test {
         self.test
@@ -657,7 +445,7 @@ impl<'t> LostPop<'t> {
     }
 
     /// Whether request `r` may propagate to thread `to` (A.2.2 (2)).
-    fn can_propagate(&self, s: &LpState, r: &Req, to: u32) -> bool {
+    pub(super) fn can_propagate(&self, s: &LpState, r: &Req, to: u32) -> bool {
         self.propagation_targets(s, r) & bit(to) != 0
     }
 
@@ -665,7 +453,7 @@ impl<'t> LostPop<'t> {
     /// mask: empty when a blocker of its own thread (or a predecessor) has
     /// not reached its edge's scope, else the threads every other-thread
     /// blocker has reached. One pass over the edges into `r`.
-    fn propagation_targets(&self, s: &LpState, r: &Req) -> u64 {
+    pub(super) fn propagation_targets(&self, s: &LpState, r: &Req) -> u64 {
         let mut mask = self.all;
         for &(a, _, sc) in s.edges.iter().filter(|e| e.1 == r.id) {
             let Some(aq) = s.req(a) else {
@@ -708,7 +496,7 @@ impl<'t> LostPop<'t> {
         }
     }
 
-    fn propagate(&self, s: &mut LpState, r: Rid, to: u32) {
+    pub(super) fn propagate(&self, s: &mut LpState, r: Rid, to: u32) {
         let Some(i) = s.idx(r) else {
             return;
         };
@@ -740,173 +528,6 @@ impl<'t> LostPop<'t> {
         for o in preds {
             self.mark_pred(s, r, o, to as usize);
         }
-    }
-
-    /// The catch-up macro (docs/operational.md, "Reduction", rule 4):
-    /// thread `to` has no active request on `loc` and no thread may accept
-    /// one any more; propagates to `to` every active request on `loc` that
-    /// can get there now (in an order that respects the blocking rule: such
-    /// propagations add no edge, so they only unblock one another), provided
-    /// no request left behind could still be satisfied with or by one moved
-    /// (the satisfy rule compares propagation sets). Returns the requests
-    /// moved, or `None` (with `s` partly changed) when nothing moves or the
-    /// conditions fail.
-    pub(super) fn catch_up_run(&self, s: &mut LpState, loc: u32, to: u32) -> Option<Vec<Rid>> {
-        let tb = bit(to);
-        let on = |q: &Req| q.is_mem() && q.loc == loc;
-        if s.reqs.iter().any(|q| on(q) && q.thread() == to)
-            || (0..self.threads.len()).any(|v| self.future.may_access(s, v, loc))
-        {
-            return None;
-        }
-        let mut moved = Vec::new();
-        loop {
-            let next = s
-                .reqs
-                .iter()
-                .find(|q| on(q) && q.prop & tb == 0 && self.can_propagate(s, q, to));
-            let Some(q) = next.map(|q| q.id) else { break };
-            self.propagate(s, q, to);
-            moved.push(q);
-        }
-        if moved.is_empty() {
-            return None;
-        }
-        let left: Vec<&Req> = s
-            .reqs
-            .iter()
-            .filter(|q| on(q) && q.prop & tb == 0)
-            .collect();
-        for a in &left {
-            for b in moved.iter().filter_map(|m| s.req(*m)) {
-                if live_pair(s, a, b) {
-                    return None;
-                }
-            }
-        }
-        Some(moved)
-    }
-
-    /// Adds every possible catch-up macro of `s` to `out`.
-    fn catch_ups(&self, s: &LpState, out: &mut Vec<LpTransition>) {
-        let mut locs: Vec<u32> = s
-            .reqs
-            .iter()
-            .filter(|q| q.is_mem() && q.prop != self.all)
-            .map(|q| q.loc)
-            .collect();
-        locs.sort_unstable();
-        locs.dedup();
-        for loc in locs {
-            if (0..self.threads.len()).any(|v| self.future.may_access(s, v, loc)) {
-                continue;
-            }
-            for to in 0..self.threads.len() as u32 {
-                let on = |q: &&Req| q.is_mem() && q.loc == loc;
-                let needed = s.reqs.iter().filter(on).any(|q| q.prop & bit(to) == 0)
-                    && !s.reqs.iter().filter(on).any(|q| q.thread() == to);
-                if needed && self.catch_up_run(&mut s.clone(), loc, to).is_some() {
-                    out.push(LpTransition::CatchUp { loc, to });
-                }
-            }
-        }
-    }
-
-    /// Rule 8, one location at a time (docs/operational.md): in an x86
-    /// test, the enabled propagations and satisfies of the requests on a
-    /// location `L` form a stubborn set when an unsatisfied read of `L`
-    /// remains, no thread may still accept an access to `L`, and every
-    /// propagation of an `L` request that is not enabled is blocked by an
-    /// `L` request (so only `L` transitions can enable it). Returns the
-    /// indices of the smallest such set, if any is smaller than `enabled`.
-    fn one_location(&self, s: &LpState, enabled: &[LpTransition]) -> Option<Vec<usize>> {
-        if !self.all_x86 {
-            return None;
-        }
-        let mut locs: Vec<u32> = s.reqs.iter().filter(|q| q.reads()).map(|q| q.loc).collect();
-        locs.sort_unstable();
-        locs.dedup();
-        let mut best: Option<Vec<usize>> = None;
-        for l in locs {
-            if (0..self.threads.len()).any(|v| self.future.may_access(s, v, l)) {
-                continue;
-            }
-            let on = |id: Rid| s.req(id).is_some_and(|q| q.is_mem() && q.loc == l);
-            let idx: Vec<usize> = enabled
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| match **t {
-                    LpTransition::Propagate { req, .. } => on(req),
-                    LpTransition::Satisfy { read, .. } => on(read),
-                    _ => false,
-                })
-                .map(|(i, _)| i)
-                .collect();
-            if idx.is_empty() || idx.len() == enabled.len() {
-                continue;
-            }
-            if best.as_ref().is_some_and(|b| b.len() <= idx.len()) {
-                continue;
-            }
-            if self.blocked_within(s, l) {
-                best = Some(idx);
-            }
-        }
-        best
-    }
-
-    /// Whether every propagation of a request on `l` that is not enabled
-    /// is blocked by a request on `l`: an own-thread or predecessor
-    /// blocker on `l` that has not reached its edge's scope, or another
-    /// thread's request on `l` that has not reached the target; and every
-    /// unsatisfied read on `l` that may not take a value yet
-    /// ([`Self::read_performable`]) is held back by such an own-thread or
-    /// predecessor blocker on `l` (a blocker on another location, or a
-    /// fence, could be released by other locations' transitions).
-    fn blocked_within(&self, s: &LpState, l: u32) -> bool {
-        for q in s.reqs.iter().filter(|q| q.is_mem() && q.loc == l) {
-            if q.reads() && !self.read_performable(s, q) {
-                let held = s.edges.iter().filter(|e| e.1 == q.id).any(|&(a, _, sc)| {
-                    s.req(a).is_some_and(|aq| {
-                        aq.is_mem()
-                            && aq.loc == l
-                            && enforced_at(aq, q, self.all, self.meet)
-                            && aq.prop & sc != sc
-                            && !forwards(aq, q)
-                    })
-                });
-                if !held {
-                    return false;
-                }
-            }
-            let missing = self.all & !q.prop;
-            if missing == 0 {
-                continue;
-            }
-            let disabled = missing & !self.propagation_targets(s, q);
-            if disabled == 0 {
-                continue;
-            }
-            // Targets some `l` blocker keeps closed.
-            let mut closed = 0u64;
-            for &(a, _, sc) in s.edges.iter().filter(|e| e.1 == q.id) {
-                let Some(aq) = s.req(a) else { continue };
-                if !aq.is_mem() || aq.loc != l {
-                    continue;
-                }
-                if enforced_at(aq, q, self.all, self.meet) {
-                    if aq.prop & sc != sc {
-                        closed = self.all;
-                    }
-                } else {
-                    closed |= self.all & !aq.prop;
-                }
-            }
-            if disabled & !closed != 0 {
-                return false;
-            }
-        }
-        true
     }
 
     /// Whether read (or RMW) `r` may take its value from write `w` now (given
@@ -963,7 +584,7 @@ impl<'t> LostPop<'t> {
     /// architecture's order condition made are waited for, so PTX reads
     /// with no incoming order stay free (docs/operational.md, "Reads in
     /// program order, RMWs").
-    fn read_performable(&self, s: &LpState, r: &Req) -> bool {
+    pub(super) fn read_performable(&self, s: &LpState, r: &Req) -> bool {
         s.edges.iter().filter(|e| e.1 == r.id).all(|&(a, _, sc)| {
             let Some(aq) = s.req(a) else {
                 return true;
@@ -1018,20 +639,6 @@ impl<'t> LostPop<'t> {
             _ => None,
         }
     }
-}
-
-/// Per location, the threads whose code never accesses it (rule 7's
-/// silent groups, from [`Future::ever_accesses`]): empty unless at least
-/// two threads qualify.
-fn silent_groups(future: &Future, threads: usize, locations: usize) -> Vec<u64> {
-    (0..locations as u32)
-        .map(|l| {
-            let g = (0..threads)
-                .filter(|&t| !future.ever_accesses(t, l))
-                .fold(0u64, |m, t| m | bit(t as u32));
-            if g.count_ones() >= 2 { g } else { 0 }
-        })
-        .collect()
 }
 
 impl Machine for LostPop<'_> {

@@ -32,6 +32,8 @@
 //! as soon as their inputs are known (they touch only the thread's own
 //! registers, so running them eagerly loses no behaviour).
 
+mod build;
+mod catch_up;
 mod machine;
 mod order;
 mod reduce;
