@@ -223,11 +223,13 @@ impl RfSearch<'_, '_> {
         if estimate * weight > budget * PROBE_MARGIN || least * weight > budget * PROBE_SURE_MARGIN
         {
             let about = if truncated { "at least" } else { "about" };
+            // The budget comes first: the server clips a line at 240
+            // characters.
             return Err(CheckError::Limit(format!(
                 "the search would judge {about} {estimate:.1e} partial candidates even with \
-                 pruning (estimated from {PROBES} random probes of the search tree, the \
-                 smallest {least:.1e}; at most {bound:.1e} reads-from and coherence choices), \
-                 {} times the budget of {} (raise --max-candidates)",
+                 pruning, {} times the budget of {} (raise --max-candidates; estimated from \
+                 {PROBES} random probes of the search tree, the smallest {least:.1e}; at most \
+                 {bound:.1e} reads-from and coherence choices)",
                 times(estimate * weight / budget),
                 self.opts.max_candidates
             )));
