@@ -12,7 +12,7 @@ use super::*;
 const RF_NODES_PER_CANDIDATE: u64 = 10;
 
 /// Random walks per estimate of a search tree's size ([`RfSearch::fail_fast`]).
-const PROBES: usize = 8;
+pub(super) const PROBES: usize = 8;
 
 /// How far over the budget an estimate must be to refuse a search at once.
 const PROBE_MARGIN: f64 = 10.0;
@@ -20,7 +20,15 @@ const PROBE_MARGIN: f64 = 10.0;
 /// Every probe this far over the budget refuses a search too: a tree
 /// within the budget gives that with probability at most 4^-8 = 1.5e-5
 /// (Markov's inequality per probe, the probes independent).
-const PROBE_SURE_MARGIN: f64 = 4.0;
+pub(super) const PROBE_SURE_MARGIN: f64 = 4.0;
+
+/// xorshift64: the next pseudo-random number of a probe's walk.
+pub(super) fn next_random(rng: &mut u64) -> u64 {
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    *rng
+}
 
 /// A ratio as a reader takes it in: whole up to a million, else `1.2e13`.
 fn times(ratio: f64) -> String {
@@ -272,12 +280,7 @@ impl RfSearch<'_, '_> {
     /// of its nodes (1 + d1 + d1·d2 + ..., di the children at depth i).
     fn probe(&mut self, rng: &mut u64, truncated: &mut bool) -> f64 {
         let skel = self.skel;
-        let mut next = || {
-            *rng ^= *rng << 13;
-            *rng ^= *rng >> 7;
-            *rng ^= *rng << 17;
-            *rng
-        };
+        let mut next = || next_random(rng);
         let none = Relation::new(skel.len());
         let base_co = self.base_co.clone();
         let (mut nodes, mut width) = (1f64, 1f64);

@@ -9,6 +9,7 @@
 //! taken at most `unroll` times per path; a path that needs more is *cut*
 //! and counted, never silently dropped.
 
+use super::search::{PROBE_SURE_MARGIN, PROBES, next_random};
 use crate::diag::Diagnostic;
 use crate::ir::{
     Address, BarrierKind, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, Pos, RmwOp, Thread, Value,
@@ -266,20 +267,14 @@ struct State {
     share: f64,
 }
 
-/// Random walks down a thread's path tree before enumerating it.
-const PROBES: usize = 8;
-
-/// Every walk this far over the path limit refuses the enumeration at
-/// once: a tree within the limit gives that with probability at most
-/// 4^-8 = 1.5e-5 (Markov's inequality per walk, the walks independent).
-const PROBE_SURE_MARGIN: f64 = 4.0;
-
 /// Enumerates the paths of `thread`. `num_locs` bounds the locations a
 /// register address may point to. A thread whose path tree is clearly
 /// over the path limit is refused at once: each of [`PROBES`] random walks
 /// from the root gives an unbiased estimate of the number of paths (the
 /// product of the branching on its way, Knuth's estimator), and when every
-/// one is over [`PROBE_SURE_MARGIN`] times the limit the limit message
+/// one is over [`PROBE_SURE_MARGIN`] times the limit (the reads-from search's
+/// rule: a tree within the limit does that with probability at most
+/// 4^-8) the limit message
 /// comes before any path is built.
 pub fn explore(
     file: &str,
@@ -314,14 +309,6 @@ pub fn explore(
         ));
     }
     enumerate(file, thread, num_locs, limits, None).map(|(paths, _)| paths)
-}
-
-/// xorshift64: the next pseudo-random number.
-fn next_random(rng: &mut u64) -> u64 {
-    *rng ^= *rng << 13;
-    *rng ^= *rng >> 7;
-    *rng ^= *rng << 17;
-    *rng
 }
 
 /// Enumerates the paths of `thread` depth-first; with `walk`, follows one
