@@ -601,3 +601,234 @@ fn shapes_and_their_verdicts() {
         assert_eq!(p.groups, p.roles.len(), "{name}");
     }
 }
+
+/// Compound X86+PTX plans (#33): X86 threads become host roles (their
+/// programs compiled, no CTA group), PTX threads GPU roles; the kernel
+/// holds the GPU roles alone, with the pacing and flag marks of the
+/// meeting protocol; every X86+PTX test of the project plans, except those
+/// that place threads on two GPUs, and each refusal says why.
+#[test]
+fn compound_plans_and_kernels() {
+    let dir = root().join("tests/hw/compound");
+    let p = plan_of(&dir.join("MP-cpu-w-gpu-rlx.litmus"));
+    assert!(p.is_compound());
+    assert_eq!(p.roles.len(), 2);
+    assert!(p.roles[0].host.is_some(), "P0@cpu runs on the host");
+    assert!(p.roles[1].host.is_none(), "P1 runs on the GPU");
+    assert_eq!(p.threads(), 1, "one GPU thread meets at the device barrier");
+    let host = p.roles[0].host.as_ref().unwrap();
+    assert_eq!(host.ops.len(), 2, "two MOV stores");
+    let m = emit::module(&p);
+    assert!(
+        m.contains("mov.u64 %a15, %globaltimer;"),
+        "the GPU role is paced"
+    );
+    assert!(
+        m.contains(&format!(
+            "st.relaxed.sys.global.u32 [%a12+{}], %h23;",
+            4 * emit::ARRIVE
+        )),
+        "the arrival mark of GPU role 0"
+    );
+    assert!(
+        m.contains(&format!(
+            "ld.relaxed.sys.global.u32 %dn0, [%a12+{}];",
+            4 * emit::DONE
+        )),
+        "the host role's done mark is read"
+    );
+    assert!(m.contains("ld.relaxed.sys.global.u32 %v0, [%loc1];"));
+    assert!(
+        !m.contains(".entry litmix_role_0("),
+        "no check kernel for a host role"
+    );
+    assert!(m.contains(".entry litmix_role_1("));
+    assert_eq!(
+        m.matches("  .param .").count(),
+        emit::TEST_PARAMS.len() + 4 + 4 + 1 + p.locations.len(),
+        "test, reset, gather and one role kernel"
+    );
+    // GPU-only plans have no compound code.
+    let g = emit::module(&plan_of(&shapes().join("MP-relaxed.litmus")));
+    assert!(!g.contains("%globaltimer"));
+    // Every X86+PTX test of the project.
+    let mut planned = 0;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/models/cmm"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .chain(std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "litmus"))
+        .collect();
+    files.sort();
+    for f in &files {
+        let t = litmix::litmus::parse_file(f).unwrap();
+        if t.arch != "X86+PTX" {
+            continue;
+        }
+        match plan(&t) {
+            Ok(p) => {
+                assert!(p.is_compound(), "{}", f.display());
+                planned += 1;
+            }
+            Err(r) => assert!(r.0.contains("2 GPUs"), "{}: {r}", f.display()),
+        }
+    }
+    assert_eq!(
+        planned, 45,
+        "41 cmm tests and the six #33 shapes, less two on two GPUs"
+    );
+}
+
+/// The default profile is the one measured best on an H200: the instance
+/// barrier without stress, and no host delay in compound runs; the old
+/// light stress is a profile file.
+#[test]
+fn default_profile_and_profile_files() {
+    use litmix::hw::stress::Profile;
+    let d = Profile::default();
+    assert!(d.barrier);
+    assert_eq!(
+        (
+            d.stress_blocks,
+            d.stress_iterations,
+            d.pre_stress_iterations
+        ),
+        (0, 0, 0)
+    );
+    assert_eq!(d.host_delay_cycles, 0);
+    let mut files: Vec<PathBuf> = Vec::new();
+    for sub in ["tests/hw/profiles", "tests/hw/profiles/compound"] {
+        for e in std::fs::read_dir(root().join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "txt") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() >= 8, "{files:?}");
+    for f in &files {
+        let p = Profile::load(f.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"));
+        assert_ne!(p, d, "{} differs from the default", f.display());
+    }
+    let s = Profile::load(
+        root()
+            .join("tests/hw/profiles/stress.txt")
+            .to_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            s.stress_blocks,
+            s.stress_iterations,
+            s.pre_stress_iterations
+        ),
+        (16, 256, 8)
+    );
+}
+
+/// What an H200 showed (tests/hw/results/, from scripts/hw-check.sh;
+/// docs/hw.md "Figures"), judged again on every CI run: the twelve shapes
+/// under the default profile, the six compound shapes and every X86+PTX
+/// test of the project, and the oracle PTX tests, each within what its
+/// model allows; the four weak shapes at least as often as the hand
+/// harness's best per 67.6 M instances, LB and IRIW seen; the wrong model
+/// catches the shapes' weak outcomes.
+#[test]
+fn silicon_results_judged_again() {
+    let res = root().join("tests/hw/results");
+    let judge = |results: &str, model: Option<&Path>, paths: &[PathBuf]| {
+        let mut c = litmix();
+        c.args(["hw", "judge"]);
+        if let Some(m) = model {
+            c.arg("--model").arg(m);
+        }
+        let o = c
+            .arg("--results")
+            .arg(res.join(results))
+            .args(paths)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    let compound = root().join("tests/hw/compound");
+    let cmm = root().join("tests/models/cmm");
+    for (results, paths, n) in [
+        ("h200-shapes-default.jsonl", vec![shapes()], 12),
+        ("h200-compound-default.jsonl", vec![compound.clone()], 6),
+        (
+            "h200-compound-cmm.jsonl",
+            vec![cmm, root().join("examples")],
+            47,
+        ),
+    ] {
+        let (code, out) = judge(results, None, &paths);
+        assert_eq!(code, Some(0), "{results}: {out}");
+        assert_eq!(
+            out.matches("Verdict observed ⊆ allowed").count(),
+            n,
+            "{results}: {out}"
+        );
+    }
+    let wrong = root().join("tests/hw/wrong-sc.cat");
+    let (code, out) = judge("h200-shapes-default.jsonl", Some(&wrong), &[shapes()]);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(
+        out.matches("FORBIDDEN STATES SEEN").count(),
+        6,
+        "MP×3, SB, LB, IRIW: {out}"
+    );
+    let (code, out) = judge("h200-compound-default.jsonl", Some(&wrong), &[compound]);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(out.matches("FORBIDDEN STATES SEEN").count(), 3, "{out}");
+    // The figures of issue #31's acceptance.
+    let rows: BTreeMap<String, serde_json::Value> =
+        std::fs::read_to_string(res.join("h200-shapes-default.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (v["test"].as_str().unwrap().to_string(), v)
+            })
+            .collect();
+    let per_67m = |t: &str| {
+        let r = &rows[t];
+        r["condition_sightings"].as_f64().unwrap() * 67.6e6 / r["instances"].as_f64().unwrap()
+    };
+    for (t, hand) in [
+        ("MP-relaxed", 8_439.0),
+        ("MP-rel-acq-cta", 5_639.0),
+        ("MP-weak", 38_494.0),
+        ("SB-relaxed", 1_402_726.0),
+    ] {
+        assert!(per_67m(t) >= hand, "{t}: {} < {hand}", per_67m(t));
+    }
+    assert!(per_67m("LB-relaxed") > 0.0 && per_67m("IRIW-relaxed") > 0.0);
+    for t in [
+        "MP-relaxed",
+        "MP-weak",
+        "SB-relaxed",
+        "LB-relaxed",
+        "CoRR-relaxed",
+    ] {
+        let rate = rows[t]["instances_per_second"].as_f64().unwrap();
+        assert!(rate >= 100e6, "{t}: {rate} instances/s");
+    }
+    // The oracle PTX tests (when the oracles are here).
+    if let Some(o) = oracles() {
+        let (code, out) = judge(
+            "h200-oracles.jsonl",
+            None,
+            &[o.join("dat3m/PTX"), o.join("mixedproxy/tests")],
+        );
+        assert_eq!(code, Some(0), "{out}");
+        assert_eq!(
+            out.matches("Verdict observed ⊆ allowed").count(),
+            59,
+            "{out}"
+        );
+    }
+}

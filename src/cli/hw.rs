@@ -338,12 +338,24 @@ fn run(a: HwRunArgs) -> ExitCode {
             o["launches"] = json!(r.launches);
             o["seconds"] = json!(secs);
             o["instances_per_second"] = json!(rate);
+            o["device_seconds"] = json!(r.device_time.as_secs_f64());
+            if let Some(x) = r.raced {
+                o["raced"] = json!(x.raced);
+                o["host_timeouts"] = json!(x.timeouts);
+            }
             o["instances_per_launch"] = json!(r.geometry.instances());
             o["sass"] = sass_json(&r.sass);
             outln!("{o}");
         } else {
+            let raced = r.raced.map_or(String::new(), |x| {
+                format!(
+                    "; CPU+GPU: {:.1} % of instances raced, {} host waits timed out",
+                    100.0 * x.raced as f64 / r.hist.instances.max(1) as f64,
+                    x.timeouts
+                )
+            });
             let header = format!(
-                "{} launches of {}, {:.2} s, {:.1} M instances/s; SASS {}",
+                "{} launches of {}, {:.2} s, {:.1} M instances/s; SASS {}{raced}",
                 r.launches,
                 r.geometry.instances(),
                 secs,
@@ -511,12 +523,20 @@ fn emit_cmd(a: HwEmitArgs) -> ExitCode {
                     "test": l.name,
                     "file": l.file,
                     "kernel": file,
-                    "roles": p.roles.iter().map(|r| json!({
-                        "thread": format!("P{}", p.test.threads[r.thread].id),
-                        "cta_group": r.group,
-                        "warp": r.warp,
-                        "outputs": r.outputs,
-                    })).collect::<Vec<_>>(),
+                    "roles": p.roles.iter().map(|r| if r.host.is_some() {
+                        json!({
+                            "thread": format!("P{}", p.test.threads[r.thread].id),
+                            "host": true,
+                            "outputs": r.outputs,
+                        })
+                    } else {
+                        json!({
+                            "thread": format!("P{}", p.test.threads[r.thread].id),
+                            "cta_group": r.group,
+                            "warp": r.warp,
+                            "outputs": r.outputs,
+                        })
+                    }).collect::<Vec<_>>(),
                     "locations": p.locations.iter().map(|l| p.test.locations[*l].name.clone()).collect::<Vec<_>>(),
                     "observed": p.observed.iter().map(|t| litmix::exec::term_name(&p.test, t)).collect::<Vec<_>>(),
                     "geometry": {

@@ -94,6 +94,9 @@ api! {
     cuMemcpyDtoH_v2: fn(*mut c_void, DevicePtr, usize);
     cuLaunchKernel: fn(CuFunction, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, *mut c_void, *mut *mut c_void, *mut *mut c_void);
     cuCtxSynchronize: fn();
+    cuMemHostAlloc: fn(*mut *mut c_void, usize, c_uint);
+    cuMemHostGetDevicePointer_v2: fn(*mut DevicePtr, *mut c_void, c_uint);
+    cuMemFreeHost: fn(*mut c_void);
     cuGetErrorString: fn(c_int, *mut *const c_char);
 }
 
@@ -326,6 +329,33 @@ impl Device {
         })
     }
 
+    /// Allocates `words` 32-bit words of pinned host memory mapped into
+    /// the device's address space (`cuMemHostAlloc` with
+    /// `CU_MEMHOSTALLOC_DEVICEMAP | PORTABLE`), zeroed: the memory that
+    /// host threads and kernels of a compound run share.
+    pub fn alloc_mapped(&self, words: usize) -> Result<MappedBuffer, CudaError> {
+        const PORTABLE_DEVICEMAP: c_uint = 0x01 | 0x02;
+        let words = words.max(1);
+        let mut host: *mut c_void = std::ptr::null_mut();
+        // SAFETY: a plain allocation; the pointer is checked below.
+        self.check("cuMemHostAlloc", unsafe {
+            (self.api.cuMemHostAlloc)(&mut host, words * 4, PORTABLE_DEVICEMAP)
+        })?;
+        let mut buf = MappedBuffer {
+            api: self.api.clone(),
+            host: host.cast(),
+            dev: 0,
+            words,
+        };
+        // SAFETY: `host` holds `words` words just allocated.
+        unsafe { std::ptr::write_bytes(buf.host, 0, words) };
+        // SAFETY: `host` was allocated with DEVICEMAP.
+        self.check("cuMemHostGetDevicePointer", unsafe {
+            (self.api.cuMemHostGetDevicePointer_v2)(&mut buf.dev, host, 0)
+        })?;
+        Ok(buf)
+    }
+
     /// Copies `data` to the start of `buf`.
     pub fn upload(&self, buf: &Buffer, data: &[u32]) -> Result<(), CudaError> {
         assert!(data.len() <= buf.words);
@@ -348,6 +378,27 @@ impl Device {
     /// a device pointer or a 32-bit word, in the kernel's order), then
     /// waits for it.
     pub fn launch(
+        &self,
+        m: &Module,
+        k: usize,
+        blocks: u32,
+        threads: u32,
+        args: &[Arg],
+    ) -> Result<(), CudaError> {
+        self.launch_async(m, k, blocks, threads, args)?;
+        self.synchronize()
+    }
+
+    /// Waits for every launch queued so far; a kernel's fault shows here.
+    pub fn synchronize(&self) -> Result<(), CudaError> {
+        // SAFETY: a plain driver call.
+        self.check("cuCtxSynchronize", unsafe { (self.api.cuCtxSynchronize)() })
+    }
+
+    /// Queues kernel `k` of `m` on the default stream without waiting:
+    /// later launches and copies on that stream run after it (a copy to
+    /// the host waits for it), so a launch loop pays one wait per round.
+    pub fn launch_async(
         &self,
         m: &Module,
         k: usize,
@@ -386,8 +437,7 @@ impl Device {
                     ptrs.as_mut_ptr(),
                     std::ptr::null_mut(),
                 ),
-            )?;
-            self.check("cuCtxSynchronize", (self.api.cuCtxSynchronize)())
+            )
         }
     }
 }
@@ -413,6 +463,32 @@ impl Drop for Module {
         // SAFETY: the module was loaded by this driver and is unloaded once.
         unsafe {
             (self.api.cuModuleUnload)(self.module);
+        }
+    }
+}
+
+/// Pinned host memory of 32-bit words mapped into the device (freed on
+/// drop): `host` for host threads, `dev` for kernels.
+pub struct MappedBuffer {
+    api: Arc<Api>,
+    /// The host address.
+    pub host: *mut u32,
+    /// The device address of the same memory.
+    pub dev: DevicePtr,
+    /// Its size in words.
+    pub words: usize,
+}
+
+// SAFETY: the memory is shared by design (host threads and kernels access
+// it concurrently through volatile or inline-assembly accesses).
+unsafe impl Send for MappedBuffer {}
+unsafe impl Sync for MappedBuffer {}
+
+impl Drop for MappedBuffer {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cuMemHostAlloc and freed once.
+        unsafe {
+            (self.api.cuMemFreeHost)(self.host.cast());
         }
     }
 }

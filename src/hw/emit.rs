@@ -30,24 +30,46 @@ pub fn role_kernel(r: usize) -> String {
     format!("litmix_role_{r}")
 }
 
-/// The test kernel's parameters, in order (all launches pass them so).
-pub const TEST_PARAMS: &[&str] = &[
-    "p_locs",
-    "p_out",
-    "p_pairing",
-    "p_offsets",
-    "p_bar",
-    "p_scratch",
-    "p_instances",
-    "p_test_blocks",
-    "p_seed",
-    "p_stress_iters",
-    "p_targets",
-    "p_line",
-    "p_pattern",
-    "p_pre_iters",
-    "p_timeout",
+/// The test kernel's parameters, in order (all launches pass them so):
+/// name and PTX type.
+pub const TEST_PARAMS: &[(&str, &str)] = &[
+    ("p_locs", "u64"),
+    ("p_out", "u64"),
+    ("p_pairing", "u64"),
+    ("p_offsets", "u64"),
+    ("p_bar", "u64"),
+    ("p_scratch", "u64"),
+    ("p_instances", "u32"),
+    ("p_test_blocks", "u32"),
+    ("p_seed", "u32"),
+    ("p_stress_iters", "u32"),
+    ("p_targets", "u32"),
+    ("p_line", "u32"),
+    ("p_pattern", "u32"),
+    ("p_pre_iters", "u32"),
+    ("p_timeout", "u32"),
+    // Compound tests only (ignored otherwise): the flag lines in mapped
+    // host memory, this round's tag, the host workers per host role and
+    // the pace of instances (ns per rank).
+    ("p_flags", "u64"),
+    ("p_tag", "u32"),
+    ("p_workers", "u32"),
+    ("p_step_ns", "u32"),
 ];
+
+/// 32-bit words of an instance's flag line in a compound run
+/// ([`FLAG_LINE_WORDS`] × 4 bytes, in mapped host memory): host role `k`'s
+/// nothing at `[0, 16)` (reserved), GPU role `g`'s arrival at
+/// `ARRIVE + g`, role `r`'s done mark at `DONE + r` and GPU role `r`'s
+/// status (bit 0: saw another role done before its body, bit 2: ran) at
+/// `STATUS + r`. Each mark holds the round's tag, so no line is reset.
+pub const FLAG_LINE_WORDS: usize = 64;
+/// Offset of the GPU roles' arrival marks in a flag line (words).
+pub const ARRIVE: usize = 16;
+/// Offset of the roles' done marks in a flag line (words).
+pub const DONE: usize = 32;
+/// Offset of the GPU roles' status words in a flag line (words).
+pub const STATUS: usize = 48;
 
 /// The whole module: header, test, reset, gather and role kernels.
 pub fn module(plan: &Plan) -> String {
@@ -66,7 +88,9 @@ pub fn module(plan: &Plan) -> String {
     reset_kernel(plan, &mut s);
     gather_kernel(plan, &mut s);
     for r in 0..plan.roles.len() {
-        role_check_kernel(plan, r, &mut s);
+        if plan.roles[r].host.is_none() {
+            role_check_kernel(plan, r, &mut s);
+        }
     }
     s
 }
@@ -80,7 +104,8 @@ fn regs_decl(plan: &Plan, s: &mut String) {
         .max(1);
     let _ = writeln!(s, "  .reg .pred %p<4>;");
     let _ = writeln!(s, "  .reg .b32 %h<32>;");
-    let _ = writeln!(s, "  .reg .b64 %a<12>;");
+    let _ = writeln!(s, "  .reg .b32 %dn<{}>;", plan.roles.len().max(1));
+    let _ = writeln!(s, "  .reg .b64 %a<16>;");
     let _ = writeln!(s, "  .reg .b32 %v<{vregs}>;");
     let _ = writeln!(s, "  .reg .b64 %loc<{}>;", plan.locations.len().max(1));
 }
@@ -91,9 +116,8 @@ fn test_kernel(plan: &Plan, s: &mut String) {
     let nloc = plan.locations.len();
     let _ = writeln!(s, ".visible .entry {TEST_KERNEL}(");
     let n = TEST_PARAMS.len();
-    for (i, p) in TEST_PARAMS.iter().enumerate() {
-        let ty = if i < 6 { ".u64" } else { ".u32" };
-        let _ = writeln!(s, "  .param {ty} {p}{}", if i + 1 < n { "," } else { "" });
+    for (i, (p, ty)) in TEST_PARAMS.iter().enumerate() {
+        let _ = writeln!(s, "  .param .{ty} {p}{}", if i + 1 < n { "," } else { "" });
     }
     s.push_str(")\n{\n");
     regs_decl(plan, s);
@@ -169,15 +193,27 @@ fn test_kernel(plan: &Plan, s: &mut String) {
 ",
         rec = 4 * plan.outputs.max(1),
     );
-    for (r, role) in plan.roles.iter().enumerate() {
+    let gpu_roles = || {
+        plan.roles
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.host.is_none())
+    };
+    for (r, role) in gpu_roles() {
         let code = role.group * wps + role.warp;
         let _ = writeln!(s, "  setp.eq.u32 %p0, %h17, {code};\n  @%p0 bra ROLE{r};");
     }
     s.push_str("  bra DONE;\n");
-    for (r, _) in plan.roles.iter().enumerate() {
+    for (r, _) in gpu_roles() {
         let _ = writeln!(s, "ROLE{r}:");
         pre_stress_and_barrier(plan, r, s);
+        if plan.is_compound() {
+            compound_arrival(plan, r, s);
+        }
         role_body(plan, r, s);
+        if plan.is_compound() {
+            compound_done(plan, r, s);
+        }
         s.push_str("  bra DONE;\n");
     }
     stress_loop(s);
@@ -219,6 +255,74 @@ BAR{r}:
   @%p1 bra BAR{r};
 BAR_DONE{r}:
 "
+    );
+}
+
+/// Compound runs: the GPU role waits for its instance's turn (rank
+/// `instance / p_workers`, paced `p_step_ns` apart on `%globaltimer`, so
+/// the host threads, which walk the instances in that order, meet it),
+/// marks its arrival in the instance's flag line (host memory), and reads
+/// the other roles' done marks; those loads' values are used only after
+/// the body, so the body's accesses do not wait for them. No polling of
+/// host memory: the host follows the GPU.
+fn compound_arrival(plan: &Plan, r: usize, s: &mut String) {
+    let g = plan.roles[..r].iter().filter(|x| x.host.is_none()).count();
+    let _ = write!(
+        s,
+        "  // compound: this instance's flag line, its turn, the arrival mark
+  ld.param.u64 %a12, [p_flags];
+  cvta.to.global.u64 %a12, %a12;
+  mul.wide.u32 %a13, %h13, {line};
+  add.u64 %a12, %a12, %a13;
+  ld.param.u32 %h23, [p_tag];
+  ld.param.u32 %h25, [p_workers];
+  div.u32 %h25, %h13, %h25;
+  ld.param.u32 %h26, [p_step_ns];
+  mul.wide.u32 %a14, %h25, %h26;
+  mov.u64 %a15, %globaltimer;
+  add.u64 %a14, %a14, %a15;
+PACE{r}:
+  mov.u64 %a15, %globaltimer;
+  setp.lt.u64 %p2, %a15, %a14;
+  @%p2 bra PACE{r};
+  st.relaxed.sys.global.u32 [%a12+{arrive}], %h23;
+",
+        line = 4 * FLAG_LINE_WORDS,
+        arrive = 4 * (ARRIVE + g),
+    );
+    for q in 0..plan.roles.len() {
+        if q != r {
+            let _ = writeln!(
+                s,
+                "  ld.relaxed.sys.global.u32 %dn{q}, [%a12+{}];",
+                4 * (DONE + q)
+            );
+        }
+    }
+}
+
+/// Compound runs, after the body: the done mark, then the status word
+/// (bit 0: a done mark of another role was seen around the body's start;
+/// bit 2: ran).
+fn compound_done(plan: &Plan, r: usize, s: &mut String) {
+    let _ = writeln!(
+        s,
+        "  st.relaxed.sys.global.u32 [%a12+{}], %h23;",
+        4 * (DONE + r)
+    );
+    s.push_str("  mov.u32 %h30, 4;\n");
+    for q in 0..plan.roles.len() {
+        if q != r {
+            let _ = writeln!(
+                s,
+                "  setp.eq.u32 %p2, %dn{q}, %h23;\n  selp.u32 %h27, 1, 0, %p2;\n  or.b32 %h30, %h30, %h27;"
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "  st.relaxed.sys.global.u32 [%a12+{}], %h30;",
+        4 * (STATUS + r)
     );
 }
 

@@ -113,61 +113,13 @@ pub fn plan_host(test: &Test) -> Result<(Plan, Vec<HostRole>), Refusal> {
         }
     }
     let locations: Vec<usize> = (0..test.locations.len()).collect();
-    let observed_before = observed_terms(test);
     let mut roles = Vec::new();
     let mut programs = Vec::new();
     let mut first = 0;
     let mut full = test.clone();
     for (i, t) in test.threads.iter().enumerate() {
-        let mut regs: BTreeSet<String> = BTreeSet::new();
-        for (r, _) in &t.reg_init {
-            regs.insert(r.clone());
-        }
-        for term in &observed_before {
-            if let Term::Reg { thread, reg } = term
-                && *thread == t.id
-            {
-                regs.insert(reg.clone());
-            }
-        }
-        for ins in &t.code {
-            match &ins.kind {
-                InstrKind::Load { dst, .. } => {
-                    regs.insert(dst.clone());
-                }
-                InstrKind::Store { src, .. } => add_reg(&mut regs, src),
-                InstrKind::Rmw { dst, op, .. } => {
-                    if let Some(d) = dst {
-                        regs.insert(d.clone());
-                    }
-                    match op {
-                        RmwOp::Bin(_, v) | RmwOp::Exch(v) | RmwOp::Inc(v) | RmwOp::Dec(v) => {
-                            add_reg(&mut regs, v)
-                        }
-                        RmwOp::Cas { expected, new } => {
-                            add_reg(&mut regs, expected);
-                            add_reg(&mut regs, new);
-                        }
-                    }
-                }
-                InstrKind::Mov { dst, src } => {
-                    regs.insert(dst.clone());
-                    add_reg(&mut regs, src);
-                }
-                InstrKind::Op { dst, a, b, .. } => {
-                    regs.insert(dst.clone());
-                    add_reg(&mut regs, a);
-                    add_reg(&mut regs, b);
-                }
-                InstrKind::Branch { a, b, .. } => {
-                    add_reg(&mut regs, a);
-                    add_reg(&mut regs, b);
-                }
-                _ => {}
-            }
-        }
-        let outputs: Vec<String> = regs.into_iter().collect();
-        let program = compile(test, i, &outputs)?;
+        let (outputs, program) = host_role(test, i)?;
+
         for r in &outputs {
             let term = Term::Reg {
                 thread: t.id,
@@ -184,6 +136,7 @@ pub fn plan_host(test: &Test) -> Result<(Plan, Vec<HostRole>), Refusal> {
             outputs: outputs.clone(),
             first_output: first,
             address_regs: Vec::new(),
+            host: Some(program.clone()),
         });
         first += outputs.len();
         programs.push(program);
@@ -204,6 +157,64 @@ pub fn plan_host(test: &Test) -> Result<(Plan, Vec<HostRole>), Refusal> {
         observed,
     };
     Ok((plan, programs))
+}
+
+/// Thread `i` of `test` as a host role: its output registers (written,
+/// read, initialised or observed; sorted) and its program, or why it has
+/// no host form.
+pub fn host_role(test: &Test, i: usize) -> Result<(Vec<String>, HostRole), Refusal> {
+    let t = &test.threads[i];
+    let observed_before = observed_terms(test);
+    let mut regs: BTreeSet<String> = BTreeSet::new();
+    for (r, _) in &t.reg_init {
+        regs.insert(r.clone());
+    }
+    for term in &observed_before {
+        if let Term::Reg { thread, reg } = term
+            && *thread == t.id
+        {
+            regs.insert(reg.clone());
+        }
+    }
+    for ins in &t.code {
+        match &ins.kind {
+            InstrKind::Load { dst, .. } => {
+                regs.insert(dst.clone());
+            }
+            InstrKind::Store { src, .. } => add_reg(&mut regs, src),
+            InstrKind::Rmw { dst, op, .. } => {
+                if let Some(d) = dst {
+                    regs.insert(d.clone());
+                }
+                match op {
+                    RmwOp::Bin(_, v) | RmwOp::Exch(v) | RmwOp::Inc(v) | RmwOp::Dec(v) => {
+                        add_reg(&mut regs, v)
+                    }
+                    RmwOp::Cas { expected, new } => {
+                        add_reg(&mut regs, expected);
+                        add_reg(&mut regs, new);
+                    }
+                }
+            }
+            InstrKind::Mov { dst, src } => {
+                regs.insert(dst.clone());
+                add_reg(&mut regs, src);
+            }
+            InstrKind::Op { dst, a, b, .. } => {
+                regs.insert(dst.clone());
+                add_reg(&mut regs, a);
+                add_reg(&mut regs, b);
+            }
+            InstrKind::Branch { a, b, .. } => {
+                add_reg(&mut regs, a);
+                add_reg(&mut regs, b);
+            }
+            _ => {}
+        }
+    }
+    let outputs: Vec<String> = regs.into_iter().collect();
+    let program = compile(test, i, &outputs)?;
+    Ok((outputs, program))
 }
 
 /// Adds a register operand to a register set.
@@ -440,6 +451,12 @@ mod x86 {
         // SAFETY: RDTSC has no memory effects.
         unsafe { std::arch::x86_64::_rdtsc() }
     }
+}
+
+/// The time-stamp counter (x86-64 `RDTSC`).
+#[cfg(target_arch = "x86_64")]
+pub fn rdtsc() -> u64 {
+    x86::rdtsc()
 }
 
 /// Executes one instance of a role: `locs[j]` is location `j`'s word,

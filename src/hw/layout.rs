@@ -147,9 +147,14 @@ impl Tables {
             rng.shuffle(&mut p);
             pairing.extend(p);
         }
+        // The first `need` places of a random permutation of the slots
+        // (a partial Fisher–Yates: only those places are drawn).
         let mut slots: Vec<u32> = (0..g.slots() as u32).collect();
-        rng.shuffle(&mut slots);
         let need = n * g.locations;
+        for i in 0..need.min(slots.len().saturating_sub(1)) {
+            let j = i + rng.below((slots.len() - i) as u64) as usize;
+            slots.swap(i, j);
+        }
         let offsets = slots[..need]
             .iter()
             .map(|s| s * g.line_words as u32)

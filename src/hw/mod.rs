@@ -17,6 +17,7 @@
 //! [`host`] runs X86 tests' roles on host threads (the host side of
 //! compound CPU+GPU tests).
 
+pub mod compound;
 pub mod cuda;
 pub mod emit;
 pub mod histogram;

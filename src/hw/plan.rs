@@ -1,6 +1,7 @@
 //! What a test needs on hardware: its roles and where they sit, the
 //! registers and locations of a final state, or why it cannot run.
 
+use super::host::{self, HostRole};
 use crate::ir::outcome::observed_terms;
 use crate::ir::{Address, Arch, InstrKind, LocId, Operand, Reg, RmwOp, Term, Test, Value};
 use std::collections::BTreeSet;
@@ -38,6 +39,10 @@ pub struct Role {
     /// Registers holding a location's address for the whole run (set in
     /// the init block, never written): register and location.
     pub address_regs: Vec<(Reg, LocId)>,
+    /// For an X86 thread of a compound (X86+PTX) test: its program, run
+    /// by host threads on memory the GPU sees (`group` and `warp` are
+    /// then unused); `None` for a GPU role.
+    pub host: Option<HostRole>,
 }
 
 /// A test ready for the hardware harness.
@@ -78,9 +83,16 @@ impl Plan {
         }
     }
 
-    /// The number of test threads (barrier arrivals per instance).
+    /// The number of GPU test threads (device barrier arrivals per
+    /// instance).
     pub fn threads(&self) -> usize {
-        self.roles.len()
+        self.roles.iter().filter(|r| r.host.is_none()).count()
+    }
+
+    /// Whether some role runs on the host CPU (a compound X86+PTX test
+    /// with GPU roles too: `hw run` takes the compound path).
+    pub fn is_compound(&self) -> bool {
+        self.roles.iter().any(|r| r.host.is_some()) && self.threads() > 0
     }
 }
 
@@ -90,12 +102,24 @@ pub fn plan(test: &Test) -> Result<Plan, Refusal> {
     if test.threads.is_empty() {
         return refuse("the test has no threads".into());
     }
-    if let Some(t) = test.threads.iter().find(|t| t.arch != Arch::Ptx) {
+    if let Some(t) = test
+        .threads
+        .iter()
+        .find(|t| !matches!(t.arch, Arch::Ptx | Arch::X86))
+    {
         return refuse(format!(
-            "P{} is {} code: the harness runs PTX threads only (host threads of X86+PTX tests are issue #33)",
+            "P{} is {} code: the harness runs PTX threads on the GPU and X86 threads on the host",
             t.id,
             t.arch.name()
         ));
+    }
+    if test.threads.iter().all(|t| t.arch == Arch::X86) {
+        return refuse(
+            "no PTX thread: an X86 test runs on host threads alone (hw run does that)".into(),
+        );
+    }
+    if cfg!(not(target_arch = "x86_64")) && test.threads.iter().any(|t| t.arch == Arch::X86) {
+        return refuse("X86 threads run on x86-64 hosts only".into());
     }
     let used = used_locations(test);
     for (i, l) in test.locations.iter().enumerate() {
@@ -132,6 +156,10 @@ pub fn plan(test: &Test) -> Result<Plan, Refusal> {
     let mut ctas: Vec<(u32, u32)> = Vec::new();
     let mut key_of = Vec::new();
     for t in &test.threads {
+        if t.arch == Arch::X86 {
+            key_of.push((u32::MAX, u32::MAX)); // a host role: no CTA group
+            continue;
+        }
         let mut gpu = 0;
         let mut cta = None;
         for lvl in &t.placement {
@@ -163,6 +191,19 @@ pub fn plan(test: &Test) -> Result<Plan, Refusal> {
     let mut roles = Vec::new();
     let mut per_group = vec![0usize; ctas.len()];
     for (i, key) in key_of.iter().enumerate() {
+        if test.threads[i].arch == Arch::X86 {
+            let (outputs, program) = host::host_role(test, i)?;
+            roles.push(Role {
+                thread: i,
+                group: 0,
+                warp: 0,
+                outputs,
+                first_output: 0,
+                address_regs: Vec::new(),
+                host: Some(program),
+            });
+            continue;
+        }
         let group = ctas.iter().position(|k| k == key).unwrap_or(0);
         let warp = per_group[group];
         per_group[group] += 1;
@@ -174,6 +215,7 @@ pub fn plan(test: &Test) -> Result<Plan, Refusal> {
             outputs,
             first_output: 0,
             address_regs,
+            host: None,
         });
     }
     let warps_per_set = per_group.iter().copied().max().unwrap_or(1);

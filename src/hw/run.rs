@@ -10,7 +10,37 @@ use super::layout::{Geometry, Tables};
 use super::rng::Rng;
 use super::sass::{self, RoleCheck};
 use super::stress::Profile;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
+
+/// One launch's random choices: its tables and the stress hash seed.
+pub(super) struct Launch {
+    /// The pairing and location tables.
+    pub tables: Tables,
+    /// The stress hash seed.
+    pub stress_seed: u32,
+}
+
+impl Launch {
+    /// Launch `k`'s choices, from the run's seed and `k` alone.
+    pub(super) fn draw(g: &Geometry, seed: u64, k: u64) -> Launch {
+        let mut rng = Rng::new(seed ^ 0x6c69_746d_6978 ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let tables = Tables::draw(g, &mut rng);
+        Launch {
+            tables,
+            stress_seed: rng.next_u64() as u32,
+        }
+    }
+}
+
+/// Host threads that draw tables, and as many that count states, beside
+/// the launch loop (a third of the cores each, 1 to 6).
+fn host_workers() -> usize {
+    std::thread::available_parallelism()
+        .map_or(2, |c| c.get() / 3)
+        .clamp(1, 6)
+}
 
 /// How much to run per test.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -83,10 +113,27 @@ pub struct TestRun {
     pub launches: u64,
     /// Wall time of the launch loop (device work and copies).
     pub elapsed: Duration,
+    /// Time the loop waited on the device: table uploads, the three
+    /// kernels and the copies back (drawing tables and counting states
+    /// run beside it on other threads).
+    pub device_time: Duration,
     /// The SASS check.
     pub sass: SassStatus,
     /// The geometry used.
     pub geometry: Geometry,
+    /// Compound runs: how many instances raced (see [`Raced`]).
+    pub raced: Option<Raced>,
+}
+
+/// How well the roles of a compound run's instances met.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Raced {
+    /// Instances where no role saw another's done mark around the start
+    /// of its body and no host role gave up waiting for the GPU roles.
+    pub raced: u64,
+    /// Instances where a host role gave up waiting for a GPU role's
+    /// arrival (it then ran anyway).
+    pub timeouts: u64,
 }
 
 /// Why a run stopped without results.
@@ -104,8 +151,13 @@ impl From<CudaError> for RunError {
     }
 }
 
-/// Compiles, checks and runs `plan` on `dev`.
-pub fn run(dev: &Device, plan: &Plan, o: &RunOptions) -> Result<TestRun, RunError> {
+/// Compiles the plan's module with the driver's JIT and checks its SASS
+/// (an `Err` when the check failed and is required).
+fn compile_checked(
+    dev: &Device,
+    plan: &Plan,
+    o: &RunOptions,
+) -> Result<(Vec<u8>, SassStatus), RunError> {
     let ptx = emit::module(plan);
     let cubin = dev.compile(&ptx)?;
     let sass = match sass::disassemble(&cubin) {
@@ -117,6 +169,16 @@ pub fn run(dev: &Device, plan: &Plan, o: &RunOptions) -> Result<TestRun, RunErro
         && c.iter().any(|r| !r.ok)
     {
         return Err(RunError::Sass(c.clone()));
+    }
+    Ok((cubin, sass))
+}
+
+/// Compiles, checks and runs `plan` on `dev` (compound plans take
+/// [`super::compound::run`]).
+pub fn run(dev: &Device, plan: &Plan, o: &RunOptions) -> Result<TestRun, RunError> {
+    let (cubin, sass) = compile_checked(dev, plan, o)?;
+    if plan.is_compound() {
+        return super::compound::run(dev, plan, o, &cubin, sass);
     }
     let module = dev.load(&cubin, &[TEST_KERNEL, RESET_KERNEL, GATHER_KERNEL])?;
     let p = &o.profile;
@@ -137,81 +199,157 @@ pub fn run(dev: &Device, plan: &Plan, o: &RunOptions) -> Result<TestRun, RunErro
     let bar = dev.alloc(n)?;
     let scratch = dev.alloc(p.scratch_words())?;
     let finals = dev.alloc(n * nloc)?;
-    let mut out_host = vec![0u32; n * plan.outputs];
-    let mut finals_host = vec![0u32; n * nloc];
-    let mut rng = Rng::new(o.seed ^ 0x6c69_746d_6978);
-    let mut hist = Histogram::default();
+    let timeout = if p.barrier { p.barrier_timeout } else { 0 };
     let helper_blocks = n.div_ceil(256) as u32;
+    let workers = host_workers();
     let start = Instant::now();
+    let mut device_time = Duration::ZERO;
     let mut launches = 0u64;
-    loop {
-        let t = Tables::draw(&g, &mut rng);
-        dev.upload(&pairing, &t.pairing)?;
-        dev.upload(&offsets, &t.offsets)?;
-        dev.launch(
-            &module,
-            1,
-            helper_blocks,
-            256,
-            &[
-                Arg::Ptr(locs.ptr),
-                Arg::Ptr(offsets.ptr),
-                Arg::Ptr(bar.ptr),
-                Arg::U32(n as u32),
-            ],
-        )?;
-        let timeout = if p.barrier { p.barrier_timeout } else { 0 };
-        dev.launch(
-            &module,
-            0,
-            g.grid_blocks() as u32,
-            g.block_threads() as u32,
-            &[
-                Arg::Ptr(locs.ptr),
-                Arg::Ptr(out.ptr),
-                Arg::Ptr(pairing.ptr),
-                Arg::Ptr(offsets.ptr),
-                Arg::Ptr(bar.ptr),
-                Arg::Ptr(scratch.ptr),
-                Arg::U32(n as u32),
-                Arg::U32(g.test_blocks() as u32),
-                Arg::U32(rng.next_u64() as u32),
-                Arg::U32(p.stress_iterations),
-                Arg::U32(p.stress_targets),
-                Arg::U32(p.stress_line_words),
-                Arg::U32(p.stress_pattern),
-                Arg::U32(p.pre_stress_iterations),
-                Arg::U32(timeout),
-            ],
-        )?;
-        dev.launch(
-            &module,
-            2,
-            helper_blocks,
-            256,
-            &[
-                Arg::Ptr(locs.ptr),
-                Arg::Ptr(offsets.ptr),
-                Arg::Ptr(finals.ptr),
-                Arg::U32(n as u32),
-            ],
-        )?;
-        dev.download(&out, &mut out_host)?;
-        dev.download(&finals, &mut finals_host)?;
-        hist.add_launch(plan, &out_host, &finals_host, n);
-        launches += 1;
-        let done = match o.budget {
-            Budget::Time(d) => start.elapsed() >= d,
-            Budget::Instances(k) => hist.instances >= k,
-        };
-        if done {
-            break;
+    let next = AtomicU64::new(0);
+    let (htx, hrx) = mpsc::sync_channel::<(Vec<u32>, Vec<u32>)>(2 * workers);
+    let hrx = Mutex::new(hrx);
+    let hist = std::thread::scope(|s| -> Result<Histogram, CudaError> {
+        // Drawers: launch k's tables come from its own seed, so a run
+        // repeats whatever thread drew them; the loop takes them in order.
+        let (ltx, lrx) = mpsc::sync_channel::<(u64, Launch)>(2 * workers);
+        for _ in 0..workers {
+            let (ltx, next, g) = (ltx.clone(), &next, &g);
+            s.spawn(move || {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if ltx.send((k, Launch::draw(g, o.seed, k))).is_err() {
+                        break;
+                    }
+                }
+            });
         }
-    }
+        drop(ltx);
+        // Counters: each histograms the launches it takes; merged at the end.
+        let counters: Vec<_> = (0..workers)
+            .map(|_| {
+                let hrx = &hrx;
+                s.spawn(move || {
+                    let mut h = Histogram::default();
+                    loop {
+                        let msg = match hrx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => break,
+                        };
+                        match msg {
+                            Ok((out, finals)) => h.add_launch(plan, &out, &finals, n),
+                            Err(_) => break,
+                        }
+                    }
+                    h
+                })
+            })
+            .collect();
+        let mut pending = std::collections::BTreeMap::new();
+        let mut ran = 0u64;
+        let looped = (|| -> Result<(), CudaError> {
+            loop {
+                let launch = loop {
+                    if let Some(l) = pending.remove(&launches) {
+                        break l;
+                    }
+                    match lrx.recv() {
+                        Ok((k, l)) => {
+                            pending.insert(k, l);
+                        }
+                        Err(_) => return Err(CudaError::Call("the table drawers stopped".into())),
+                    }
+                };
+                let t0 = Instant::now();
+                dev.upload(&pairing, &launch.tables.pairing)?;
+                dev.upload(&offsets, &launch.tables.offsets)?;
+                dev.launch_async(
+                    &module,
+                    1,
+                    helper_blocks,
+                    256,
+                    &[
+                        Arg::Ptr(locs.ptr),
+                        Arg::Ptr(offsets.ptr),
+                        Arg::Ptr(bar.ptr),
+                        Arg::U32(n as u32),
+                    ],
+                )?;
+                dev.launch_async(
+                    &module,
+                    0,
+                    g.grid_blocks() as u32,
+                    g.block_threads() as u32,
+                    &[
+                        Arg::Ptr(locs.ptr),
+                        Arg::Ptr(out.ptr),
+                        Arg::Ptr(pairing.ptr),
+                        Arg::Ptr(offsets.ptr),
+                        Arg::Ptr(bar.ptr),
+                        Arg::Ptr(scratch.ptr),
+                        Arg::U32(n as u32),
+                        Arg::U32(g.test_blocks() as u32),
+                        Arg::U32(launch.stress_seed),
+                        Arg::U32(p.stress_iterations),
+                        Arg::U32(p.stress_targets),
+                        Arg::U32(p.stress_line_words),
+                        Arg::U32(p.stress_pattern),
+                        Arg::U32(p.pre_stress_iterations),
+                        Arg::U32(timeout),
+                        // Compound parameters, unused by GPU-only kernels.
+                        Arg::Ptr(0),
+                        Arg::U32(0),
+                        Arg::U32(1),
+                        Arg::U32(0),
+                    ],
+                )?;
+                dev.launch_async(
+                    &module,
+                    2,
+                    helper_blocks,
+                    256,
+                    &[
+                        Arg::Ptr(locs.ptr),
+                        Arg::Ptr(offsets.ptr),
+                        Arg::Ptr(finals.ptr),
+                        Arg::U32(n as u32),
+                    ],
+                )?;
+                let mut out_host = vec![0u32; n * plan.outputs];
+                let mut finals_host = vec![0u32; n * nloc];
+                dev.download(&out, &mut out_host)?;
+                dev.download(&finals, &mut finals_host)?;
+                dev.synchronize()?;
+                device_time += t0.elapsed();
+                if htx.send((out_host, finals_host)).is_err() {
+                    return Err(CudaError::Call("the state counters stopped".into()));
+                }
+                launches += 1;
+                ran += n as u64;
+                let done = match o.budget {
+                    Budget::Time(d) => start.elapsed() >= d,
+                    Budget::Instances(k) => ran >= k,
+                };
+                if done {
+                    return Ok(());
+                }
+            }
+        })();
+        drop(lrx);
+        drop(htx);
+        let mut hist = Histogram::default();
+        for c in counters {
+            if let Ok(h) = c.join() {
+                hist.merge(&h);
+            }
+        }
+        looped.map(|()| hist)
+    })?;
     Ok(TestRun {
         hist,
         launches,
         elapsed: start.elapsed(),
+        device_time,
+        raced: None,
         sass,
         geometry: g,
     })

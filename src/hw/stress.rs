@@ -37,25 +37,40 @@ pub struct Profile {
     pub barrier: bool,
     /// Spins before a barrier gives up (its partners may not be resident).
     pub barrier_timeout: u32,
+    /// Compound runs: instances each host thread takes per round.
+    pub host_ranks: usize,
+    /// Compound runs: nanoseconds between the GPU's successive ranks.
+    pub host_step_ns: u32,
+    /// Compound runs: host delays after a GPU arrival are drawn in
+    /// `0..host_delay_cycles` time-stamp cycles.
+    pub host_delay_cycles: u32,
 }
 
 impl Default for Profile {
     /// The defaults: 256-thread blocks, 132 blocks per group (an H100 has
-    /// 132 SMs), 128-byte location lines, the spin barrier, light stress.
+    /// 132 SMs), 128-byte location lines, the instance's spin barrier and
+    /// no stress (stressing blocks and pre-test stress are off; the keys
+    /// below only shape them when a profile turns them on); compound runs
+    /// pace ranks 2 µs apart with no host delay. On an H200 this was the
+    /// best of the profiles measured (docs/hw.md, "Figures"): every weak
+    /// shape at least as often as with stress, at about 110 M instances/s.
     fn default() -> Self {
         Profile {
             threads_per_block: 256,
             blocks_per_group: 132,
             line_words: 32,
             spread: 2,
-            stress_blocks: 16,
-            stress_iterations: 256,
+            stress_blocks: 0,
+            stress_iterations: 0,
             stress_targets: 64,
             stress_line_words: 32,
             stress_pattern: 0,
-            pre_stress_iterations: 8,
+            pre_stress_iterations: 0,
             barrier: true,
             barrier_timeout: 100_000,
+            host_ranks: 64,
+            host_step_ns: 2_000,
+            host_delay_cycles: 0,
         }
     }
 }
@@ -142,6 +157,9 @@ impl Profile {
                     }
                 }
                 "barrier_timeout" => p.barrier_timeout = small(num()?, 1, 1 << 30)? as u32,
+                "host_ranks" => p.host_ranks = small(num()?, 1, 4096)? as usize,
+                "host_step_ns" => p.host_step_ns = small(num()?, 0, 1_000_000)? as u32,
+                "host_delay_cycles" => p.host_delay_cycles = small(num()?, 0, 10_000_000)? as u32,
                 _ => return Err(format!("{n}: unknown key '{k}'")),
             }
         }
@@ -167,6 +185,9 @@ impl Profile {
         let _ = writeln!(s, "pre_stress_iterations = {}", self.pre_stress_iterations);
         let _ = writeln!(s, "barrier = {}", if self.barrier { "on" } else { "off" });
         let _ = writeln!(s, "barrier_timeout = {}", self.barrier_timeout);
+        let _ = writeln!(s, "host_ranks = {}", self.host_ranks);
+        let _ = writeln!(s, "host_step_ns = {}", self.host_step_ns);
+        let _ = writeln!(s, "host_delay_cycles = {}", self.host_delay_cycles);
         s
     }
 
