@@ -24,14 +24,16 @@
 //! before the other began: their bodies did not overlap.
 
 use super::Plan;
-use super::cuda::{Arg, CudaError, Device};
+use super::cuda::{CudaError, Device};
 use super::emit::{
     ARRIVE, DONE, FLAG_LINE_WORDS, GATHER_KERNEL, RESET_KERNEL, STATUS, TEST_KERNEL,
 };
 use super::histogram::Histogram;
 use super::host::{self, HostRole};
+use super::launch::{Buffers, CompoundArgs};
 use super::layout::Geometry;
 use super::run::{Budget, Launch, Raced, RunError, RunOptions, SassStatus, TestRun};
+use super::stress::Profile;
 use std::sync::{Barrier, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
@@ -106,14 +108,14 @@ fn run_x86(
     let nloc = plan.locations.len();
     let locs = dev.alloc_mapped(g.location_words())?;
     let flags = dev.alloc_mapped(n * FLAG_LINE_WORDS)?;
-    let out = dev.alloc(n * plan.outputs)?;
-    let pairing = dev.alloc(g.groups * n)?;
-    let offsets = dev.alloc(n * nloc)?;
-    let bar = dev.alloc(n)?;
-    let scratch = dev.alloc(16)?;
-    let finals = dev.alloc(n * nloc)?;
-    let helper_blocks = n.div_ceil(256) as u32;
-    let timeout = if p.barrier { p.barrier_timeout } else { 0 };
+    let bufs = Buffers::new(dev, plan, &g, locs.dev, 16)?;
+    // No stress in compound runs; the profile's barrier meets the GPU roles.
+    let gpu_profile = Profile {
+        stress_blocks: 0,
+        stress_iterations: 0,
+        pre_stress_iterations: 0,
+        ..p.clone()
+    };
     let threads = host_roles.len() * workers;
     let start_bar = Barrier::new(threads + 1);
     let round = Mutex::new(Round::default());
@@ -189,52 +191,26 @@ fn run_x86(
                 let tag = launches as u32 + 1;
                 let launch = Launch::draw(&g, o.seed, launches);
                 let t0 = Instant::now();
-                dev.upload(&pairing, &launch.tables.pairing)?;
-                dev.upload(&offsets, &launch.tables.offsets)?;
-                dev.launch(
-                    &module,
-                    1,
-                    helper_blocks,
-                    256,
-                    &[
-                        Arg::Ptr(locs.dev),
-                        Arg::Ptr(offsets.ptr),
-                        Arg::Ptr(bar.ptr),
-                        Arg::U32(n as u32),
-                    ],
-                )?;
+                bufs.reset(dev, &module, &launch.tables)?;
+                dev.synchronize()?;
                 if let Ok(mut g) = round.lock() {
                     *g = Round {
                         tag,
                         offsets: launch.tables.offsets.clone(),
                     };
                 }
-                dev.launch_async(
+                bufs.test(
+                    dev,
                     &module,
-                    0,
-                    g.grid_blocks() as u32,
-                    g.block_threads() as u32,
-                    &[
-                        Arg::Ptr(locs.dev),
-                        Arg::Ptr(out.ptr),
-                        Arg::Ptr(pairing.ptr),
-                        Arg::Ptr(offsets.ptr),
-                        Arg::Ptr(bar.ptr),
-                        Arg::Ptr(scratch.ptr),
-                        Arg::U32(n as u32),
-                        Arg::U32(g.test_blocks() as u32),
-                        Arg::U32(launch.stress_seed),
-                        Arg::U32(0),
-                        Arg::U32(1),
-                        Arg::U32(1),
-                        Arg::U32(0),
-                        Arg::U32(0),
-                        Arg::U32(timeout),
-                        Arg::Ptr(flags.dev),
-                        Arg::U32(tag),
-                        Arg::U32(workers as u32),
-                        Arg::U32(p.host_step_ns),
-                    ],
+                    &g,
+                    &gpu_profile,
+                    launch.stress_seed,
+                    CompoundArgs {
+                        flags: flags.dev,
+                        tag,
+                        workers: workers as u32,
+                        step_ns: p.host_step_ns,
+                    },
                 )?;
                 start_bar.wait();
                 let mut record = vec![0u32; n * plan.outputs];
@@ -251,24 +227,7 @@ fn run_x86(
                         host_seen[i].1 |= timed_out;
                     }
                 }
-                dev.synchronize()?;
-                dev.launch_async(
-                    &module,
-                    2,
-                    helper_blocks,
-                    256,
-                    &[
-                        Arg::Ptr(locs.dev),
-                        Arg::Ptr(offsets.ptr),
-                        Arg::Ptr(finals.ptr),
-                        Arg::U32(n as u32),
-                    ],
-                )?;
-                let mut gpu_out = vec![0u32; n * plan.outputs];
-                let mut finals_host = vec![0u32; n * nloc];
-                dev.download(&out, &mut gpu_out)?;
-                dev.download(&finals, &mut finals_host)?;
-                dev.synchronize()?;
+                let (gpu_out, finals_host) = bufs.gather(dev, &module)?;
                 device_time += t0.elapsed();
                 // GPU roles' outputs into the record; the raced measure.
                 for (i, &(host_saw, host_timeout)) in host_seen.iter().enumerate() {

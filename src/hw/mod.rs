@@ -22,6 +22,7 @@ pub mod cuda;
 pub mod emit;
 pub mod histogram;
 pub mod host;
+pub mod launch;
 pub mod layout;
 pub mod plan;
 pub mod rng;

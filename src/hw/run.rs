@@ -3,9 +3,10 @@
 //! histogram — until the budget is spent.
 
 use super::Plan;
-use super::cuda::{Arg, CudaError, Device};
+use super::cuda::{CudaError, Device};
 use super::emit::{self, GATHER_KERNEL, RESET_KERNEL, TEST_KERNEL};
 use super::histogram::Histogram;
+use super::launch::{Buffers, CompoundArgs};
 use super::layout::{Geometry, Tables};
 use super::rng::Rng;
 use super::sass::{self, RoleCheck};
@@ -191,16 +192,8 @@ pub fn run(dev: &Device, plan: &Plan, o: &RunOptions) -> Result<TestRun, RunErro
         p.spread,
     );
     let n = g.instances();
-    let nloc = plan.locations.len();
     let locs = dev.alloc(g.location_words())?;
-    let out = dev.alloc(n * plan.outputs)?;
-    let pairing = dev.alloc(g.groups * n)?;
-    let offsets = dev.alloc(n * nloc)?;
-    let bar = dev.alloc(n)?;
-    let scratch = dev.alloc(p.scratch_words())?;
-    let finals = dev.alloc(n * nloc)?;
-    let timeout = if p.barrier { p.barrier_timeout } else { 0 };
-    let helper_blocks = n.div_ceil(256) as u32;
+    let bufs = Buffers::new(dev, plan, &g, locs.ptr, p.scratch_words())?;
     let workers = host_workers();
     let start = Instant::now();
     let mut device_time = Duration::ZERO;
@@ -260,65 +253,16 @@ pub fn run(dev: &Device, plan: &Plan, o: &RunOptions) -> Result<TestRun, RunErro
                     }
                 };
                 let t0 = Instant::now();
-                dev.upload(&pairing, &launch.tables.pairing)?;
-                dev.upload(&offsets, &launch.tables.offsets)?;
-                dev.launch_async(
+                bufs.reset(dev, &module, &launch.tables)?;
+                bufs.test(
+                    dev,
                     &module,
-                    1,
-                    helper_blocks,
-                    256,
-                    &[
-                        Arg::Ptr(locs.ptr),
-                        Arg::Ptr(offsets.ptr),
-                        Arg::Ptr(bar.ptr),
-                        Arg::U32(n as u32),
-                    ],
+                    &g,
+                    p,
+                    launch.stress_seed,
+                    CompoundArgs::default(),
                 )?;
-                dev.launch_async(
-                    &module,
-                    0,
-                    g.grid_blocks() as u32,
-                    g.block_threads() as u32,
-                    &[
-                        Arg::Ptr(locs.ptr),
-                        Arg::Ptr(out.ptr),
-                        Arg::Ptr(pairing.ptr),
-                        Arg::Ptr(offsets.ptr),
-                        Arg::Ptr(bar.ptr),
-                        Arg::Ptr(scratch.ptr),
-                        Arg::U32(n as u32),
-                        Arg::U32(g.test_blocks() as u32),
-                        Arg::U32(launch.stress_seed),
-                        Arg::U32(p.stress_iterations),
-                        Arg::U32(p.stress_targets),
-                        Arg::U32(p.stress_line_words),
-                        Arg::U32(p.stress_pattern),
-                        Arg::U32(p.pre_stress_iterations),
-                        Arg::U32(timeout),
-                        // Compound parameters, unused by GPU-only kernels.
-                        Arg::Ptr(0),
-                        Arg::U32(0),
-                        Arg::U32(1),
-                        Arg::U32(0),
-                    ],
-                )?;
-                dev.launch_async(
-                    &module,
-                    2,
-                    helper_blocks,
-                    256,
-                    &[
-                        Arg::Ptr(locs.ptr),
-                        Arg::Ptr(offsets.ptr),
-                        Arg::Ptr(finals.ptr),
-                        Arg::U32(n as u32),
-                    ],
-                )?;
-                let mut out_host = vec![0u32; n * plan.outputs];
-                let mut finals_host = vec![0u32; n * nloc];
-                dev.download(&out, &mut out_host)?;
-                dev.download(&finals, &mut finals_host)?;
-                dev.synchronize()?;
+                let (out_host, finals_host) = bufs.gather(dev, &module)?;
                 device_time += t0.elapsed();
                 if htx.send((out_host, finals_host)).is_err() {
                     return Err(CudaError::Call("the state counters stopped".into()));
