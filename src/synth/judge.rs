@@ -16,11 +16,22 @@ use std::sync::{Arc, Mutex};
 
 type CanonEntry = Arc<(SProgram, super::program::Renaming)>;
 
+/// A memo keyed by programs. FxHash: the keys are programs the search
+/// generates itself (never user input), and SipHash was a tenth of the
+/// search's time at 7 events.
+type Memo<V> = HashMap<SProgram, V, crate::fast_hash::FastHash>;
+
+/// Entries the canonical-form and SC memos keep before they start again:
+/// they only save work, and unbounded they held gigabytes at 7 events.
+const MEMO_LIMIT: usize = 200_000;
+
 /// A program's allowed final states over all its terms.
 #[derive(Debug)]
 pub struct Judged {
     /// The observed terms, as the result names them.
     pub names: Vec<String>,
+    /// The same terms (`None` for a name that is no term of the program).
+    pub terms: Vec<Option<STerm>>,
     /// Allowed states (values in `names` order).
     pub states: Vec<Vec<i64>>,
     /// A flag (`undefined`, a race) raised by some allowed execution.
@@ -30,14 +41,13 @@ pub struct Judged {
 impl Judged {
     /// Whether some allowed state satisfies every `term = value` of `cond`
     /// (terms the program does not observe never match).
-    pub fn allows(&self, vocab: &Vocab, cond: &Cond) -> bool {
+    pub fn allows(&self, cond: &Cond) -> bool {
         let idx: Option<Vec<(usize, i64)>> = cond
             .iter()
             .map(|&(t, v)| {
-                let n = term_result_name(vocab.dialect, t);
-                self.names
+                self.terms
                     .iter()
-                    .position(|m| *m == n)
+                    .position(|m| *m == Some(t))
                     .map(|i| (i, v as i64))
             })
             .collect();
@@ -58,10 +68,10 @@ pub struct Judge<'a> {
     restricted: Option<crate::driver::Judge>,
     cache: &'a ModelCache,
     opts: CheckOptions,
-    memo: Mutex<HashMap<SProgram, Arc<Judged>>>,
-    sc_memo: Mutex<HashMap<SProgram, Arc<Judged>>>,
+    memo: Mutex<Memo<Arc<Judged>>>,
+    sc_memo: Mutex<Memo<Arc<Judged>>>,
     /// Programs as met, to their canonical form and renaming.
-    canon_memo: Mutex<HashMap<SProgram, CanonEntry>>,
+    canon_memo: Mutex<Memo<CanonEntry>>,
     /// Outcomes an interleaving reaches are allowed without a model run.
     pub sc_cut: bool,
     /// Model runs made.
@@ -96,9 +106,9 @@ impl<'a> Judge<'a> {
             restricted,
             cache,
             opts,
-            memo: Mutex::new(HashMap::new()),
-            sc_memo: Mutex::new(HashMap::new()),
-            canon_memo: Mutex::new(HashMap::new()),
+            memo: Mutex::new(Memo::default()),
+            sc_memo: Mutex::new(Memo::default()),
+            canon_memo: Mutex::new(Memo::default()),
             sc_cut: true,
             runs: AtomicU64::new(0),
         })
@@ -144,10 +154,11 @@ impl<'a> Judge<'a> {
             Some(x) => x,
             None => {
                 let x = Arc::new(super::program::canonical_program(p));
-                self.canon_memo
-                    .lock()
-                    .map_err(|e| e.to_string())?
-                    .insert(p.clone(), x.clone());
+                let mut memo = self.canon_memo.lock().map_err(|e| e.to_string())?;
+                if memo.len() >= MEMO_LIMIT {
+                    memo.clear();
+                }
+                memo.insert(p.clone(), x.clone());
                 x
             }
         };
@@ -162,18 +173,19 @@ impl<'a> Judge<'a> {
                 Some(s) => s,
                 None => {
                     let s = Arc::new(sc_judged(self.vocab, q));
-                    self.sc_memo
-                        .lock()
-                        .map_err(|e| e.to_string())?
-                        .insert(q.clone(), s.clone());
+                    let mut memo = self.sc_memo.lock().map_err(|e| e.to_string())?;
+                    if memo.len() >= MEMO_LIMIT {
+                        memo.clear();
+                    }
+                    memo.insert(q.clone(), s.clone());
                     s
                 }
             };
-            if sc.allows(self.vocab, &c) {
+            if sc.allows(&c) {
                 return Ok(true);
             }
         }
-        Ok(self.judge(q)?.allows(self.vocab, &c))
+        Ok(self.judge(q)?.allows(&c))
     }
 
     fn run(&self, p: &SProgram) -> Result<Judged, String> {
@@ -220,8 +232,14 @@ impl<'a> Judge<'a> {
                     .collect()
             })
             .collect();
+        let terms = result
+            .observed
+            .iter()
+            .map(|n| want.iter().position(|w| w == n).map(|i| terms[i]))
+            .collect();
         Ok(Judged {
             names: result.observed.clone(),
+            terms,
             states,
             flagged: !result.flags.is_empty(),
         })
@@ -320,6 +338,7 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
     states.sort();
     Judged {
         names,
+        terms: terms.into_iter().map(Some).collect(),
         states,
         flagged: false,
     }

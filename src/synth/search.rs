@@ -77,6 +77,17 @@ pub struct Counts {
 
 /// Every shape of the search, in enumeration order, with its number.
 pub fn shapes(vocab: &Vocab, sp: &Space2) -> Vec<(usize, Vec<Thread>)> {
+    let mut out = Vec::new();
+    for_each_shape(vocab, sp, &mut |seq, threads| {
+        out.push((seq, threads.to_vec()));
+        true
+    });
+    out
+}
+
+/// Calls `f` on every shape of the search (this shard's), in enumeration
+/// order, with its number, while `f` returns true.
+fn for_each_shape(vocab: &Vocab, sp: &Space2, f: &mut dyn FnMut(usize, &[Thread]) -> bool) {
     let kinds: Vec<(OpKind, u8, u8, bool)> =
         [OpKind::Load, OpKind::Store, OpKind::Rmw, OpKind::Fence]
             .into_iter()
@@ -102,9 +113,12 @@ pub fn shapes(vocab: &Vocab, sp: &Space2) -> Vec<(usize, Vec<Thread>)> {
         dominated: Vec::new(),
         slice: None,
     };
-    let mut out = Vec::new();
     let mut seq = 0;
+    let mut going = true;
     for n in 1..=sp.bound {
+        if !going {
+            break;
+        }
         enumerate::for_each_shape_of_size_while(&space, n, false, &mut |threads| {
             let events: usize = threads
                 .iter()
@@ -122,11 +136,10 @@ pub fn shapes(vocab: &Vocab, sp: &Space2) -> Vec<(usize, Vec<Thread>)> {
             {
                 return true;
             }
-            out.push((me, threads.to_vec()));
-            true
+            going = f(me, threads);
+            going
         });
     }
-    out
 }
 
 /// At most `max_gpus` GPUs and `max_ctas` CTAs on each.
@@ -299,7 +312,7 @@ pub fn search_shape(
                 counts.inexpressible += 1;
             }
             // The SC cut: every model allows what an interleaving reaches.
-            if sc.as_ref().is_some_and(|s| s.allows(vocab, &c)) {
+            if sc.as_ref().is_some_and(|s| s.allows(&c)) {
                 counts.cut += 1;
                 continue;
             }
@@ -307,7 +320,7 @@ pub fn search_shape(
                 // Same values and registers: the strongest program's
                 // outcome is the same condition.
                 debug_assert_eq!(t.terms(vocab), p.terms(vocab));
-                if tj.iter().all(|j| j.allows(vocab, &c)) {
+                if tj.iter().all(|j| j.allows(&c)) {
                     counts.cut += 1;
                     continue;
                 }
@@ -388,42 +401,71 @@ pub fn search_shape(
     Ok((found, counts))
 }
 
-/// Searches every shape (in parallel); findings in enumeration order.
+/// Shapes searched together: enumerated, then judged in parallel, so that
+/// memory holds one chunk of shapes, not all of them.
+const CHUNK: usize = 20_000;
+
+/// Searches every shape (in parallel, a chunk at a time); findings in
+/// enumeration order.
 pub fn search(
     vocab: &Vocab,
     mode: &Mode<'_>,
     sp: &Space2,
     progress: &(dyn Fn() + Sync),
 ) -> Result<(Vec<Found>, Counts), String> {
-    let all = shapes(vocab, sp);
-    let results: Vec<Result<(Vec<Found>, Counts), String>> = all
-        .par_iter()
-        .with_max_len(1)
-        .map(|(seq, shape)| {
-            let r = search_shape(vocab, mode, *seq, shape, sp.prune);
-            progress();
-            r
-        })
-        .collect();
     let mut found = Vec::new();
     let mut counts = Counts::default();
-    for r in results {
-        let (f, c) = r?;
-        found.extend(f);
-        counts.shapes += c.shapes;
-        counts.programs += c.programs;
-        counts.outcomes += c.outcomes;
-        counts.found += c.found;
-        counts.inexpressible += c.inexpressible;
-        counts.cut += c.cut;
+    let mut failed: Option<String> = None;
+    let mut chunk: Vec<(usize, Vec<Thread>)> = Vec::with_capacity(CHUNK);
+    let mut flush = |chunk: &mut Vec<(usize, Vec<Thread>)>| -> Result<(), String> {
+        let results: Vec<Result<(Vec<Found>, Counts), String>> = chunk
+            .par_iter()
+            .with_max_len(1)
+            .map(|(seq, shape)| {
+                let r = search_shape(vocab, mode, *seq, shape, sp.prune);
+                progress();
+                r
+            })
+            .collect();
+        chunk.clear();
+        for r in results {
+            let (f, c) = r?;
+            found.extend(f);
+            counts.shapes += c.shapes;
+            counts.programs += c.programs;
+            counts.outcomes += c.outcomes;
+            counts.found += c.found;
+            counts.inexpressible += c.inexpressible;
+            counts.cut += c.cut;
+        }
+        Ok(())
+    };
+    for_each_shape(vocab, sp, &mut |seq, threads| {
+        chunk.push((seq, threads.to_vec()));
+        if chunk.len() == CHUNK
+            && let Err(e) = flush(&mut chunk)
+        {
+            failed = Some(e);
+            return false;
+        }
+        true
+    });
+    if let Some(e) = failed {
+        return Err(e);
     }
+    flush(&mut chunk)?;
     found.sort_by_key(|f| f.order);
     Ok((found, counts))
 }
 
 /// How many shapes the search has (for a progress bar).
 pub fn shape_count(vocab: &Vocab, sp: &Space2) -> usize {
-    shapes(vocab, sp).len()
+    let mut n = 0;
+    for_each_shape(vocab, sp, &mut |_, _| {
+        n += 1;
+        true
+    });
+    n
 }
 
 /// A key equal for isomorphic tests: their common canonical form.
