@@ -175,6 +175,16 @@ fn shards_add_up_to_the_whole() {
         assert_eq!(merged[k], whole[k], "{k}");
     }
     assert_eq!(merged["by_check"], whole["by_check"]);
+    // The same tests, named the same, in the same order: no two shards'
+    // tests share a name.
+    assert_eq!(merged["tests"], whole["tests"]);
+    let names: std::collections::HashSet<&str> = merged["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), merged["tests"].as_array().unwrap().len());
     // A missing shard is an error.
     let o = litmix(&["synth", "--merge", &files[0], &files[1]]);
     assert_eq!(o.status.code(), Some(2));

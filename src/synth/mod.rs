@@ -62,6 +62,13 @@ pub struct Test {
     pub allowed_by: Option<String>,
     /// Some execution raises a flag (a race) under a model.
     pub racy: bool,
+    /// The name before a `-2`, `-3` suffix (family or shape name).
+    #[serde(default)]
+    pub base: String,
+    /// Position in enumeration order (shape, program, outcome): `merge`
+    /// names the shards' tests in this order, as one run would.
+    #[serde(default)]
+    pub order: (usize, usize, usize),
     /// The litmus text.
     #[serde(skip)]
     pub text: String,
@@ -271,6 +278,8 @@ pub fn run(r: &Run, progress: &(dyn Fn() + Sync)) -> Result<Summary, String> {
         }
         s.tests.push(Test {
             name,
+            base,
+            order: f.order,
             events: f.events,
             program: summary,
             condition: judge::condition(vocab, &f.cond),
@@ -465,7 +474,24 @@ pub fn merge(parts: &[Summary]) -> Result<Summary, String> {
     if let Some(k) = seen.iter().position(|s| !s) {
         return Err(format!("shard {}/{m} missing", k + 1));
     }
-    out.tests
-        .sort_by(|a, b| (a.events, &a.name).cmp(&(b.events, &b.name)));
+    // Tests in enumeration order and named as one run names them (the
+    // suffixes in that order), so tests of different shards never share a
+    // name and the merge lists exactly what the whole run lists.
+    out.tests.sort_by_key(|t| t.order);
+    let mut names: HashSet<String> = HashSet::new();
+    for t in &mut out.tests {
+        let base = if t.base.is_empty() {
+            t.name.clone()
+        } else {
+            t.base.clone()
+        };
+        let mut name = base.clone();
+        let mut k = 2;
+        while !names.insert(name.clone()) {
+            name = format!("{base}-{k}");
+            k += 1;
+        }
+        t.name = name;
+    }
     Ok(out)
 }
