@@ -648,6 +648,30 @@ fn compound_plans_and_kernels() {
         emit::TEST_PARAMS.len() + 4 + 4 + 1 + p.locations.len(),
         "test, reset, gather and one role kernel"
     );
+    // At most 16 threads in a compound test (one flag word each).
+    let mut src = String::from("X86+PTX big\n{ x=0; }\n");
+    let heads: Vec<String> = (0..17)
+        .map(|i| {
+            if i == 0 {
+                "P0@cpu".into()
+            } else {
+                format!("P{i}@cta {i},gpu 0")
+            }
+        })
+        .collect();
+    src += &format!(" {} ;\n", heads.join(" | "));
+    let body: Vec<String> = (0..17)
+        .map(|i| {
+            if i == 0 {
+                "MOV [x],1".into()
+            } else {
+                "ld.relaxed.sys r0, x".into()
+            }
+        })
+        .collect();
+    src += &format!(" {} ;\nexists (1:r0 == 1)\n", body.join(" | "));
+    let big = plan_str(&src).unwrap_err();
+    assert!(big.contains("at most 16"), "{big}");
     // GPU-only plans have no compound code.
     let g = emit::module(&plan_of(&shapes().join("MP-relaxed.litmus")));
     assert!(!g.contains("%globaltimer"));

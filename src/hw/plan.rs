@@ -21,6 +21,10 @@ impl fmt::Display for Refusal {
 /// block holds at most 32 warps, and a few instance sets should fit).
 pub const MAX_ROLES_PER_CTA: usize = 16;
 
+/// Most threads of a compound (X86+PTX) test: the flag line of an
+/// instance has 16 words for each kind of mark (`emit::FLAG_LINE_WORDS`).
+pub const MAX_COMPOUND_THREADS: usize = 16;
+
 /// One test thread as the harness runs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Role {
@@ -217,6 +221,12 @@ pub fn plan(test: &Test) -> Result<Plan, Refusal> {
             address_regs,
             host: None,
         });
+    }
+    if roles.iter().any(|r| r.host.is_some()) && roles.len() > MAX_COMPOUND_THREADS {
+        return refuse(format!(
+            "{} threads: a compound test has at most {MAX_COMPOUND_THREADS} (each takes one word of each mark in its instance's flag line)",
+            roles.len()
+        ));
     }
     let warps_per_set = per_group.iter().copied().max().unwrap_or(1);
     if warps_per_set > MAX_ROLES_PER_CTA {
