@@ -618,6 +618,17 @@ fn compound_plans_and_kernels() {
     assert_eq!(p.threads(), 1, "one GPU thread meets at the device barrier");
     let host = p.roles[0].host.as_ref().unwrap();
     assert_eq!(host.ops.len(), 2, "two MOV stores");
+    // Host ops index the plan's location slots, as the kernel does.
+    let slots: Vec<usize> = host
+        .ops
+        .iter()
+        .map(|o| match o {
+            litmix::hw::host::Op::Store { loc, .. } => *loc,
+            o => panic!("{o:?}"),
+        })
+        .collect();
+    assert_eq!(slots, vec![0, 1]);
+    assert!(slots.iter().all(|&j| j < p.locations.len()));
     let m = emit::module(&p);
     assert!(
         m.contains("mov.u64 %a15, %globaltimer;"),

@@ -99,6 +99,7 @@ fn run_x86(
         .collect();
     let workers = workers_per_role(host_roles.len());
     let p = &o.profile;
+    let gpu_written = gpu_written_locations(plan);
     // Geometry: no stressing blocks; enough test blocks for
     // workers × RANKS_PER_ROUND instances.
     let probe = Geometry::new(plan, 128, 1, 0, p.line_words.min(16), p.spread);
@@ -134,6 +135,11 @@ fn run_x86(
                     (&start_bar, &round, &stop, &locs, &flags);
                 let nroles = plan.roles.len();
                 let gpu_roles = plan.threads();
+                let extra = if reads_any(role, &gpu_written) {
+                    u64::from(p.host_reader_delay_cycles)
+                } else {
+                    0
+                };
                 s.spawn(move || {
                     pin_to_core(1 + k * workers + w);
                     let mut regs = vec![0u32; role.init.len()];
@@ -165,8 +171,9 @@ fn run_x86(
                                     break;
                                 }
                             }
-                            let delay = mix(i as u64, u64::from(tag), r as u64)
-                                % u64::from(p.host_delay_cycles).max(1);
+                            let delay = extra
+                                + mix(i as u64, u64::from(tag), r as u64)
+                                    % u64::from(p.host_delay_cycles).max(1);
                             let t0 = host::rdtsc();
                             while host::rdtsc().wrapping_sub(t0) < delay {
                                 std::hint::spin_loop();
@@ -275,6 +282,46 @@ fn run_x86(
         sass,
         geometry: g,
         raced: Some(raced),
+    })
+}
+
+/// Location slots some GPU role stores to (plain stores or RMWs).
+fn gpu_written_locations(plan: &Plan) -> Vec<usize> {
+    use crate::ir::{Address, InstrKind};
+    let mut out = Vec::new();
+    for role in plan.roles.iter().filter(|r| r.host.is_none()) {
+        for ins in &plan.test.threads[role.thread].code {
+            let addr = match &ins.kind {
+                InstrKind::Store { addr, .. } | InstrKind::Rmw { addr, .. } => addr,
+                _ => continue,
+            };
+            let loc = match addr {
+                Address::Loc(l) => Some(*l),
+                Address::Reg(r) => role
+                    .address_regs
+                    .iter()
+                    .find(|(x, _)| x == r)
+                    .map(|(_, l)| *l),
+            };
+            if let Some(j) = loc.and_then(|l| plan.locations.iter().position(|x| *x == l))
+                && !out.contains(&j)
+            {
+                out.push(j);
+            }
+        }
+    }
+    out
+}
+
+/// Whether a host role loads (or RMWs) one of the location slots `locs`.
+fn reads_any(role: &HostRole, locs: &[usize]) -> bool {
+    use super::host::Op;
+    role.ops.iter().any(|o| match o {
+        Op::Load { loc, .. }
+        | Op::Xchg { loc, .. }
+        | Op::Xadd { loc, .. }
+        | Op::Cmpxchg { loc, .. } => locs.contains(loc),
+        _ => false,
     })
 }
 

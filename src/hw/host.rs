@@ -84,6 +84,24 @@ pub struct HostRole {
     pub init: Vec<u32>,
 }
 
+impl HostRole {
+    /// Rewrites every location index with `slot` (location id → the
+    /// plan's location slot, where the two differ).
+    pub fn remap_locations(&mut self, slot: impl Fn(usize) -> usize) {
+        for o in &mut self.ops {
+            match o {
+                Op::Load { loc, .. }
+                | Op::Store { loc, .. }
+                | Op::Xchg { loc, .. }
+                | Op::Xadd { loc, .. }
+                | Op::Cmpxchg { loc, .. }
+                | Op::Locked { loc, .. } => *loc = slot(*loc),
+                _ => {}
+            }
+        }
+    }
+}
+
 /// Plans a pure X86 test for the host: roles, full final states (every
 /// register, every location) and each role's program, or why not.
 pub fn plan_host(test: &Test) -> Result<(Plan, Vec<HostRole>), Refusal> {

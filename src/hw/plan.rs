@@ -254,6 +254,12 @@ pub fn plan(test: &Test) -> Result<Plan, Refusal> {
     let locations: Vec<LocId> = (0..test.locations.len())
         .filter(|&l| test.locations[l].alias_of.is_none())
         .collect();
+    // Host programs index location slots, as the kernel does.
+    for r in &mut roles {
+        if let Some(h) = &mut r.host {
+            h.remap_locations(|l| locations.iter().position(|x| *x == l).unwrap_or(0));
+        }
+    }
     for &l in &locations {
         if !full.observed.contains(&Term::Loc(l)) {
             full.observed.push(Term::Loc(l));

@@ -44,6 +44,11 @@ pub struct Profile {
     /// Compound runs: host delays after a GPU arrival are drawn in
     /// `0..host_delay_cycles` time-stamp cycles.
     pub host_delay_cycles: u32,
+    /// Compound runs: a further fixed delay (time-stamp cycles) for host
+    /// roles that read a location some GPU role writes: the GPU's stores
+    /// reach host memory after its arrival mark, so such a reader may
+    /// want to wait longer than a writer.
+    pub host_reader_delay_cycles: u32,
 }
 
 impl Default for Profile {
@@ -71,6 +76,7 @@ impl Default for Profile {
             host_ranks: 64,
             host_step_ns: 2_000,
             host_delay_cycles: 0,
+            host_reader_delay_cycles: 0,
         }
     }
 }
@@ -160,6 +166,9 @@ impl Profile {
                 "host_ranks" => p.host_ranks = small(num()?, 1, 4096)? as usize,
                 "host_step_ns" => p.host_step_ns = small(num()?, 0, 1_000_000)? as u32,
                 "host_delay_cycles" => p.host_delay_cycles = small(num()?, 0, 10_000_000)? as u32,
+                "host_reader_delay_cycles" => {
+                    p.host_reader_delay_cycles = small(num()?, 0, 10_000_000)? as u32
+                }
                 _ => return Err(format!("{n}: unknown key '{k}'")),
             }
         }
@@ -188,6 +197,11 @@ impl Profile {
         let _ = writeln!(s, "host_ranks = {}", self.host_ranks);
         let _ = writeln!(s, "host_step_ns = {}", self.host_step_ns);
         let _ = writeln!(s, "host_delay_cycles = {}", self.host_delay_cycles);
+        let _ = writeln!(
+            s,
+            "host_reader_delay_cycles = {}",
+            self.host_reader_delay_cycles
+        );
         s
     }
 
