@@ -38,11 +38,7 @@ use view::why_reasons;
 /// Checks `test` against `model`.
 pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckResult, CheckError> {
     let start = Instant::now();
-    let file = test
-        .file
-        .as_ref()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|| test.name.clone());
+    let file = test.source_name();
     let deadline = opts.timeout.map(|t| start + t);
     let limits = PathLimits {
         unroll: opts.unroll,

@@ -101,7 +101,7 @@ fn run_x86(
     let p = &o.profile;
     let gpu_written = gpu_written_locations(plan);
     // Geometry: no stressing blocks; enough test blocks for
-    // workers × RANKS_PER_ROUND instances.
+    // workers × host_ranks instances.
     let probe = Geometry::new(plan, 128, 1, 0, p.line_words.min(16), p.spread);
     let blocks = (workers * p.host_ranks).div_ceil(probe.positions_per_block());
     let g = Geometry::new(plan, 128, blocks, 0, p.line_words.min(16), p.spread);

@@ -374,28 +374,15 @@ impl Device {
         })
     }
 
-    /// Launches kernel `k` of `m` on `blocks × threads` with `args` (each
-    /// a device pointer or a 32-bit word, in the kernel's order), then
-    /// waits for it.
-    pub fn launch(
-        &self,
-        m: &Module,
-        k: usize,
-        blocks: u32,
-        threads: u32,
-        args: &[Arg],
-    ) -> Result<(), CudaError> {
-        self.launch_async(m, k, blocks, threads, args)?;
-        self.synchronize()
-    }
-
     /// Waits for every launch queued so far; a kernel's fault shows here.
     pub fn synchronize(&self) -> Result<(), CudaError> {
         // SAFETY: a plain driver call.
         self.check("cuCtxSynchronize", unsafe { (self.api.cuCtxSynchronize)() })
     }
 
-    /// Queues kernel `k` of `m` on the default stream without waiting:
+    /// Queues kernel `k` of `m` on `blocks × threads` with `args` (each a
+    /// device pointer or a 32-bit word, in the kernel's order) on the
+    /// default stream without waiting:
     /// later launches and copies on that stream run after it (a copy to
     /// the host waits for it), so a launch loop pays one wait per round.
     pub fn launch_async(

@@ -195,51 +195,11 @@ pub fn host_role(test: &Test, i: usize) -> Result<(Vec<String>, HostRole), Refus
         }
     }
     for ins in &t.code {
-        match &ins.kind {
-            InstrKind::Load { dst, .. } => {
-                regs.insert(dst.clone());
-            }
-            InstrKind::Store { src, .. } => add_reg(&mut regs, src),
-            InstrKind::Rmw { dst, op, .. } => {
-                if let Some(d) = dst {
-                    regs.insert(d.clone());
-                }
-                match op {
-                    RmwOp::Bin(_, v) | RmwOp::Exch(v) | RmwOp::Inc(v) | RmwOp::Dec(v) => {
-                        add_reg(&mut regs, v)
-                    }
-                    RmwOp::Cas { expected, new } => {
-                        add_reg(&mut regs, expected);
-                        add_reg(&mut regs, new);
-                    }
-                }
-            }
-            InstrKind::Mov { dst, src } => {
-                regs.insert(dst.clone());
-                add_reg(&mut regs, src);
-            }
-            InstrKind::Op { dst, a, b, .. } => {
-                regs.insert(dst.clone());
-                add_reg(&mut regs, a);
-                add_reg(&mut regs, b);
-            }
-            InstrKind::Branch { a, b, .. } => {
-                add_reg(&mut regs, a);
-                add_reg(&mut regs, b);
-            }
-            _ => {}
-        }
+        regs.extend(ins.kind.registers().into_iter().cloned());
     }
     let outputs: Vec<String> = regs.into_iter().collect();
     let program = compile(test, i, &outputs)?;
     Ok((outputs, program))
-}
-
-/// Adds a register operand to a register set.
-fn add_reg(regs: &mut BTreeSet<String>, o: &Operand) {
-    if let Operand::Reg(r) = o {
-        regs.insert(r.clone());
-    }
 }
 
 /// Compiles thread `i` of `test` to host ops over its registers `regs`.

@@ -238,7 +238,6 @@ pub fn run(dev: &Device, plan: &Plan, o: &RunOptions) -> Result<TestRun, RunErro
             })
             .collect();
         let mut pending = std::collections::BTreeMap::new();
-        let mut ran = 0u64;
         let looped = (|| -> Result<(), CudaError> {
             loop {
                 let launch = loop {
@@ -268,10 +267,9 @@ pub fn run(dev: &Device, plan: &Plan, o: &RunOptions) -> Result<TestRun, RunErro
                     return Err(CudaError::Call("the state counters stopped".into()));
                 }
                 launches += 1;
-                ran += n as u64;
                 let done = match o.budget {
                     Budget::Time(d) => start.elapsed() >= d,
-                    Budget::Instances(k) => ran >= k,
+                    Budget::Instances(k) => launches * n as u64 >= k,
                 };
                 if done {
                     return Ok(());

@@ -341,6 +341,73 @@ pub enum InstrKind {
     Label(String),
 }
 
+impl InstrKind {
+    /// Every register the instruction names, in operand order (the
+    /// destination first, then the address, then value operands), once per
+    /// mention.
+    pub fn registers(&self) -> Vec<&Reg> {
+        fn op<'a>(o: &'a Operand, out: &mut Vec<&'a Reg>) {
+            if let Operand::Reg(r) = o {
+                out.push(r);
+            }
+        }
+        fn addr<'a>(a: &'a Address, out: &mut Vec<&'a Reg>) {
+            if let Address::Reg(r) = a {
+                out.push(r);
+            }
+        }
+        let mut out = Vec::new();
+        match self {
+            InstrKind::Load { dst, addr: a } => {
+                out.push(dst);
+                addr(a, &mut out);
+            }
+            InstrKind::Store { addr: a, src } => {
+                addr(a, &mut out);
+                op(src, &mut out);
+            }
+            InstrKind::Rmw {
+                dst,
+                addr: a,
+                op: o,
+            } => {
+                out.extend(dst);
+                addr(a, &mut out);
+                match o {
+                    RmwOp::Bin(_, v) | RmwOp::Exch(v) | RmwOp::Inc(v) | RmwOp::Dec(v) => {
+                        op(v, &mut out)
+                    }
+                    RmwOp::Cas { expected, new } => {
+                        op(expected, &mut out);
+                        op(new, &mut out);
+                    }
+                }
+            }
+            InstrKind::Barrier { id, count, .. } => {
+                op(id, &mut out);
+                if let Some(c) = count {
+                    op(c, &mut out);
+                }
+            }
+            InstrKind::Mov { dst, src } => {
+                out.push(dst);
+                op(src, &mut out);
+            }
+            InstrKind::Op { dst, a, b, .. } => {
+                out.push(dst);
+                op(a, &mut out);
+                op(b, &mut out);
+            }
+            InstrKind::Branch { a, b, .. } => {
+                op(a, &mut out);
+                op(b, &mut out);
+            }
+            InstrKind::Fence | InstrKind::Goto { .. } | InstrKind::Label(_) => {}
+        }
+        out
+    }
+}
+
 /// An instruction with its source position and event tags.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Instr {
@@ -430,6 +497,15 @@ pub struct Test {
 }
 
 impl Test {
+    /// The name diagnostics give the test: its file, or its name when it
+    /// was not read from a file.
+    pub fn source_name(&self) -> String {
+        self.file
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| self.name.clone())
+    }
+
     /// Looks a location up by name.
     pub fn location(&self, name: &str) -> Option<LocId> {
         self.locations.iter().position(|l| l.name == name)

@@ -152,11 +152,7 @@ fn run(
         if operational {
             return e.to_string();
         }
-        let file = test
-            .file
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| test.name.clone());
+        let file = test.source_name();
         format!("{file}: {e}")
     })
 }

@@ -170,11 +170,7 @@ fn has(tags: &[String], t: &str) -> bool {
 /// Builds the fragment view of `test`, or a diagnostic at the first
 /// construct outside it.
 pub fn build(test: &Test) -> Result<Program, Diagnostic> {
-    let file = test
-        .file
-        .as_ref()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|| test.name.clone());
+    let file = test.source_name();
     let err = |pos: crate::ir::Pos, msg: String| Diagnostic::new(&file, pos, msg);
     let mut init = Vec::new();
     for l in &test.locations {

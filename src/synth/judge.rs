@@ -28,11 +28,10 @@ const MEMO_LIMIT: usize = 200_000;
 /// A program's allowed final states over all its terms.
 #[derive(Debug)]
 pub struct Judged {
-    /// The observed terms, as the result names them.
-    pub names: Vec<String>,
-    /// The same terms (`None` for a name that is no term of the program).
+    /// The observed terms, in the result's order (`None` for an observed
+    /// name that is no term of the program).
     pub terms: Vec<Option<STerm>>,
-    /// Allowed states (values in `names` order).
+    /// Allowed states (values in `terms` order).
     pub states: Vec<Vec<i64>>,
     /// A flag (`undefined`, a race) raised by some allowed execution.
     pub flagged: bool,
@@ -238,7 +237,6 @@ impl<'a> Judge<'a> {
             .map(|n| want.iter().position(|w| w == n).map(|i| terms[i]))
             .collect();
         Ok(Judged {
-            names: result.observed.clone(),
             terms,
             states,
             flagged: !result.flags.is_empty(),
@@ -264,10 +262,6 @@ pub fn cond_terms(cond: &Cond) -> Vec<STerm> {
 pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
     use super::program::{reads, writes};
     let terms = p.terms(vocab);
-    let names = terms
-        .iter()
-        .map(|&t| term_result_name(vocab.dialect, t))
-        .collect();
     let nl = p.locations();
     let mut states: std::collections::HashSet<Vec<i64>> = std::collections::HashSet::new();
     let mut pcs = vec![0usize; p.threads.len()];
@@ -337,7 +331,6 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
     let mut states: Vec<Vec<i64>> = states.into_iter().collect();
     states.sort();
     Judged {
-        names,
         terms: terms.into_iter().map(Some).collect(),
         states,
         flagged: false,

@@ -75,6 +75,18 @@ pub struct Counts {
     pub cut: usize,
 }
 
+impl Counts {
+    /// Adds another search's counts.
+    pub fn add(&mut self, c: &Counts) {
+        self.shapes += c.shapes;
+        self.programs += c.programs;
+        self.outcomes += c.outcomes;
+        self.found += c.found;
+        self.inexpressible += c.inexpressible;
+        self.cut += c.cut;
+    }
+}
+
 /// Every shape of the search, in enumeration order, with its number.
 pub fn shapes(vocab: &Vocab, sp: &Space2) -> Vec<(usize, Vec<Thread>)> {
     let mut out = Vec::new();
@@ -431,12 +443,7 @@ pub fn search(
         for r in results {
             let (f, c) = r?;
             found.extend(f);
-            counts.shapes += c.shapes;
-            counts.programs += c.programs;
-            counts.outcomes += c.outcomes;
-            counts.found += c.found;
-            counts.inexpressible += c.inexpressible;
-            counts.cut += c.cut;
+            counts.add(&c);
         }
         Ok(())
     };

@@ -9,7 +9,7 @@ use super::speculate::Plan;
 use super::types::*;
 use crate::diag::Diagnostic;
 use crate::ir::outcome::observed_terms;
-use crate::ir::{Address, Arch, InstrKind, Operand, Reg, RmwOp, Term, Test};
+use crate::ir::{Arch, InstrKind, Reg, Term, Test};
 use std::collections::HashMap;
 
 /// Thread count limit (scopes are 64-bit thread sets).
@@ -20,11 +20,7 @@ impl<'t> LostPop<'t> {
     /// threads, barriers, proxies, aliases, too many threads) are errors
     /// naming the construct and where it is. `unroll` bounds backward jumps.
     pub fn new(test: &'t Test, unroll: usize) -> Result<Self, Diagnostic> {
-        let file = test
-            .file
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| test.name.clone());
+        let file = test.source_name();
         let err = |pos: crate::ir::Pos, msg: String| Diagnostic::new(&file, pos, msg);
         if test.threads.len() > MAX_THREADS {
             return Err(err(
@@ -92,63 +88,20 @@ impl<'t> LostPop<'t> {
                         ),
                     ));
                 }
-                let op_reg = |o: &Operand, add: &mut dyn FnMut(&Reg)| {
-                    if let Operand::Reg(r) = o {
-                        add(r)
-                    }
-                };
-                let addr_reg = |a: &Address, add: &mut dyn FnMut(&Reg)| {
-                    if let Address::Reg(r) = a {
-                        add(r)
-                    }
-                };
                 match &ins.kind {
-                    InstrKind::Load { dst, addr } => {
-                        add(dst);
-                        addr_reg(addr, &mut add);
-                    }
-                    InstrKind::Store { addr, src } => {
-                        addr_reg(addr, &mut add);
-                        op_reg(src, &mut add);
-                    }
-                    InstrKind::Rmw { dst, addr, op } => {
-                        if let Some(d) = dst {
-                            add(d);
-                        }
-                        addr_reg(addr, &mut add);
-                        match op {
-                            RmwOp::Bin(_, o) | RmwOp::Exch(o) | RmwOp::Inc(o) | RmwOp::Dec(o) => {
-                                op_reg(o, &mut add)
-                            }
-                            RmwOp::Cas { expected, new } => {
-                                op_reg(expected, &mut add);
-                                op_reg(new, &mut add);
-                            }
-                        }
-                    }
-                    InstrKind::Fence => {}
                     InstrKind::Barrier { .. } => {
                         return Err(err(
                             ins.pos,
                             format!("lostpop does not model execution barriers ('{}')", ins.text),
                         ));
                     }
-                    InstrKind::Mov { dst, src } => {
-                        add(dst);
-                        op_reg(src, &mut add);
-                    }
-                    InstrKind::Op { dst, a, b, .. } => {
-                        add(dst);
-                        op_reg(a, &mut add);
-                        op_reg(b, &mut add);
-                    }
-                    InstrKind::Branch { a, b, .. } => {
-                        op_reg(a, &mut add);
-                        op_reg(b, &mut add);
-                    }
-                    InstrKind::Goto { .. } => {}
                     InstrKind::Label(l) => {
                         labels.insert(l.clone(), k);
+                    }
+                    kind => {
+                        for r in kind.registers() {
+                            add(r);
+                        }
                     }
                 }
             }

@@ -9,11 +9,7 @@ impl RspCache {
     /// Builds the machine for `test` (an `RSP` assembly test). Errors name
     /// what the machine cannot run and, for an instruction, where it is.
     pub fn new(test: &Test, opts: RspOptions) -> Result<Self, Diagnostic> {
-        let file = test
-            .file
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| test.name.clone());
+        let file = test.source_name();
         let at = |pos: Pos, m: String| Diagnostic::new(&file, pos, m);
         let err = |m: String| at(Pos::default(), m);
         if test.has_aliases() {
