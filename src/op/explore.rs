@@ -166,7 +166,9 @@ type HeapOf<M> = Heap<<M as Machine>::State, <M as Machine>::Key, <M as Machine>
 /// cut off by its deadline or a limit answers at once and leaves freeing
 /// what it built (up to the memory budget of machine states) to another
 /// thread: freeing a few hundred thousand states takes a tenth of a
-/// second, which a `--timeout` answer should not wait for.
+/// second, which a `--timeout` answer should not wait for. That thread
+/// then hands the freed memory back to the system (a server's own release
+/// after the check comes before this free).
 pub fn explore<M: Machine>(
     m: &M,
     opts: &ExploreOptions,
@@ -179,7 +181,10 @@ pub fn explore<M: Machine>(
     };
     let r = explore_in(m, opts, &mut heap);
     if r.is_err() && heap.nodes.len() > FREE_ELSEWHERE {
-        let spawned = std::thread::Builder::new().spawn(move || drop(heap));
+        let spawned = std::thread::Builder::new().spawn(move || {
+            drop(heap);
+            crate::budget::release_memory();
+        });
         // Without a thread the heap is freed here (the spawn returned it
         // dropped already when it failed).
         drop(spawned);
