@@ -26,9 +26,13 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# LITMIX_HERD_ORACLES names a folder holding library/ and suite/ where the
+# shared oracles lack them.
 SHARED = next(
-    (p for p in (os.path.join(ROOT, "../shared/oracles/herd"),
-                 os.path.join(ROOT, "../../shared/oracles/herd")) if os.path.isdir(p)),
+    (p for p in (os.environ.get("LITMIX_HERD_ORACLES", ""),
+                 os.path.join(ROOT, "../shared/oracles/herd"),
+                 os.path.join(ROOT, "../../shared/oracles/herd"))
+     if os.path.isdir(os.path.join(p, "library")) and os.path.isdir(os.path.join(p, "suite"))),
     None)
 EXPECTED = os.path.join(ROOT, "tests/herd-expected")
 LITMIX = os.path.join(ROOT, "target/release/litmix")
@@ -194,7 +198,7 @@ def essential(block):
 
 
 def litmix_block(model, test, identical=True):
-    cmd = [LITMIX, "run", "-I", "library", "--model", f"library/{model}.cat"]
+    cmd = [LITMIX, "run", "-I", "library", "--model", f"library/{model}.cat", "--timeout", str(TIMEOUT)]
     if identical:
         cmd.append("--herd-identical")
     cmd.append(test)
@@ -206,7 +210,8 @@ def litmix_block(model, test, identical=True):
 
 
 def litmix_blocks(model, tests):
-    cmd = [LITMIX, "run", "-I", "library", "--model", f"library/{model}.cat", "--herd-identical"]
+    cmd = [LITMIX, "run", "-I", "library", "--model", f"library/{model}.cat", "--herd-identical",
+           "--timeout", str(TIMEOUT)]
     res = {}
     names = {}
     for t in tests:

@@ -16,11 +16,18 @@ use litmix::exec::CheckOptions;
 use litmix::report::herd::{HerdStyle, block_with};
 use std::path::{Path, PathBuf};
 
+/// The folder holding herd's `library/` and `suite/`: `LITMIX_HERD_ORACLES`
+/// when set, else the shared oracles.
 fn herd_dir() -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ["../shared/oracles/herd", "../../shared/oracles/herd"]
-        .iter()
-        .map(|d| root.join(d))
+    let from_env = std::env::var_os("LITMIX_HERD_ORACLES").map(PathBuf::from);
+    from_env
+        .into_iter()
+        .chain(
+            ["../shared/oracles/herd", "../../shared/oracles/herd"]
+                .iter()
+                .map(|d| root.join(d)),
+        )
         .find(|d| d.join("library").is_dir() && d.join("suite").is_dir())
 }
 

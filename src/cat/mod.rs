@@ -354,6 +354,14 @@ impl Model {
         self.program.co_slot.is_some()
     }
 
+    /// Whether some check of the model may depend on one of the
+    /// environment's `names` (a name the model defines itself, or one only
+    /// unused definitions read, does not count; a `with` or `forall`
+    /// counts as depending on them).
+    pub fn depends_on(&self, names: &[&str]) -> bool {
+        monotone::statements_depend_on(&self.program, &|n| names.contains(&n))
+    }
+
     /// Evaluates the model on one candidate and returns every accepted
     /// choice of its `with`s (each is one execution, as herd counts them),
     /// with the `co` chosen when the model binds it.

@@ -557,6 +557,23 @@ pub fn candidate_plan(prog: &Program, dynamic: &dyn Fn(&str) -> bool) -> PrunePl
     plan(prog, env_choice, slot_choice, 0, true)
 }
 
+/// Whether some statement's value may depend on an environment name
+/// `names` accepts, through the definitions it uses (a definition no
+/// statement uses does not count). A `with` or `forall` counts as
+/// depending on them (not analysed).
+pub fn statements_depend_on(prog: &Program, names: &dyn Fn(&str) -> bool) -> bool {
+    let mut ctx = Ctx {
+        prog,
+        env_choice: prog.env_names.iter().map(|n| names(&n.name)).collect(),
+        slot_choice: vec![false; prog.slots.len()],
+        slot_memo: vec![None; prog.slots.len()],
+    };
+    prog.stmts.iter().any(|s| match s {
+        CStmt::Check(c) => ctx.expr(&c.expr, &[]) != Pol::Const,
+        CStmt::With(_) | CStmt::WithFrom(_) | CStmt::Forall(_) => true,
+    })
+}
+
 /// Plan for the `with` at statement `stmt`: the choice is its variable (a
 /// growing prefix of a linearisation) and the variables of later `with`s
 /// (at their least value); environment names and earlier `with`s are fixed.

@@ -198,6 +198,11 @@ const DYNAMIC: &[&str] = &[
     "rf", "co", "fr", "rfe", "rfi", "coe", "coi", "fre", "fri", "bar", "FW", "pco",
 ];
 
+/// Predefined names whose value depends on the candidate's `co`. A model
+/// that reads none of them and does not build `co` itself judges every
+/// coherence order alike (in herd7 such a model has no `co` at all).
+pub const CO_DEPENDENT: &[&str] = &["co", "fr", "coe", "coi", "fre", "fri", "FW"];
+
 /// Whether predefined `name` depends on the candidate's choices (`rf`,
 /// `co`, barrier matching) rather than on the skeleton alone.
 pub fn is_dynamic(name: &str) -> bool {

@@ -77,6 +77,20 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
     // the two sets of orders is checked (see `Model::co_native`).
     let native = model.co_native().filter(|_| opts.co_native);
     let native_pruner = native.map(|m| Pruner::new(m, opts.prune && !opts.why));
+    // A model blind to `co` (docs/decisions.md): only the last write of
+    // each observed location is chosen, as herd7 does for a model without
+    // `co`; every other coherence order would repeat a candidate.
+    let co_last_only =
+        (!model.binds_co() && model.co_native().is_none() && !model.depends_on(env::CO_DEPENDENT))
+            .then(|| {
+                let mut observed = vec![false; test.locations.len()];
+                for t in &observed_terms {
+                    if let Term::Loc(l) = t {
+                        observed[test.physical(*l)] = true;
+                    }
+                }
+                observed
+            });
 
     // Cartesian product of thread paths.
     let counts: Vec<usize> = thread_paths.iter().map(|t| t.paths.len()).collect();
@@ -157,6 +171,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             combo_index: 0,
             combo_ticks: ticks,
             bar_memo: barrier::Memo::default(),
+            co_last_only: co_last_only.as_deref(),
         };
         // The share of the path combinations before this one (the first
         // thread's path varies fastest).

@@ -102,6 +102,10 @@ pub(super) struct RfSearch<'s, 'a> {
     pub(super) ticks: u64,
     /// Barrier matchings computed for this skeleton.
     pub(super) bar_memo: barrier::Memo,
+    /// For a model that reads nothing of `co`: per location, whether the
+    /// test observes its final value. Coherence then only chooses the last
+    /// write of each observed location (see [`RfSearch::co_last_writes`]).
+    pub(super) co_last_only: Option<&'s [bool]>,
 }
 
 /// What a complete candidate needs beyond `rf` and `co`.
@@ -196,8 +200,8 @@ impl RfSearch<'_, '_> {
             let loc = skel.events[r].loc.unwrap_or(0);
             log_bound += ((1 + skel.writes_by_loc[loc].len()) as f64).log10();
         }
-        for w in &skel.writes_by_loc {
-            log_bound += (2..=w.len()).map(|k| (k as f64).log10()).sum::<f64>();
+        for (l, w) in skel.writes_by_loc.iter().enumerate() {
+            log_bound += self.co_orders(l, w.len()).log10();
         }
         let budget = self.opts.max_candidates as f64;
         let weight = self.weight() as f64;
@@ -404,7 +408,7 @@ impl RfSearch<'_, '_> {
         }
         let mut co_below = vec![1f64; skel.writes_by_loc.len() + 1];
         for (l, w) in skel.writes_by_loc.iter().enumerate() {
-            co_below[l + 1] = co_below[l] * (2..=w.len()).map(|x| x as f64).product::<f64>();
+            co_below[l + 1] = co_below[l] * self.co_orders(l, w.len());
         }
         self.rf_below = rf_below;
         self.co_below = co_below;
@@ -624,12 +628,10 @@ impl RfSearch<'_, '_> {
         // budget. With pruning the search may cut most of them, and the
         // work budget and deadline bound it instead.
         let budget = self.opts.max_candidates.saturating_sub(self.res.candidates);
-        let mut co_choices: u64 = 1;
-        for w in &skel.writes_by_loc {
-            for k in 2..=w.len() as u64 {
-                co_choices = co_choices.saturating_mul(k);
-            }
-        }
+        let co_choices = (0..skel.writes_by_loc.len())
+            .map(|l| self.co_orders(l, skel.writes_by_loc[l].len()))
+            .product::<f64>()
+            .min(u64::MAX as f64) as u64;
         if !self.pruner.enabled {
             if co_choices > self.opts.max_candidates {
                 return Err(CheckError::Limit(format!(
@@ -651,7 +653,69 @@ impl RfSearch<'_, '_> {
             co: base_co,
         };
         let judged = Judged { bar, regs, vals };
+        if self.co_last_only.is_some() {
+            return self.co_last_writes(&mut cs, skel.writes_by_loc.len(), &judged);
+        }
         self.co_locations(&mut cs, skel.writes_by_loc.len(), &judged)
+    }
+
+    /// The coherence orders the search tries for a location with `writes`
+    /// writes: all of them, or with a model blind to `co` one per possible
+    /// last write of an observed location (one for the others).
+    fn co_orders(&self, loc: usize, writes: usize) -> f64 {
+        match self.co_last_only {
+            Some(observed) if observed.get(loc).copied().unwrap_or(false) => writes.max(1) as f64,
+            Some(_) => 1.0,
+            None => (2..=writes).map(|x| x as f64).product(),
+        }
+    }
+
+    /// For a model blind to `co`: orders locations `0..left` (the last one
+    /// first), each by one order per choice of its last write when its
+    /// final value is observed, else in the skeleton's order, then judges.
+    /// The edges are those of a total order, so the final state and any
+    /// view of the candidate read as usual.
+    fn co_last_writes(
+        &mut self,
+        cs: &mut CoState,
+        left: usize,
+        j: &Judged<'_>,
+    ) -> Result<(), CheckError> {
+        if left == 0 {
+            return self.judge_candidate(cs, j);
+        }
+        let loc = left - 1;
+        let len = cs.order[loc].len();
+        if len == 0 {
+            return self.co_last_writes(cs, loc, j);
+        }
+        let observed = self
+            .co_last_only
+            .is_some_and(|o| o.get(loc).copied().unwrap_or(false));
+        let choices = if observed && len > 1 { len } else { 1 };
+        for i in 0..choices {
+            if self.filter_done() {
+                break;
+            }
+            self.pos.push((i as u32, choices as u32));
+            cs.order[loc].swap(i, len - 1);
+            let chain = cs.order[loc].clone();
+            for (a, &e) in chain.iter().enumerate() {
+                for &b in &chain[a + 1..] {
+                    cs.co.add(e, b);
+                }
+            }
+            let r = self.co_last_writes(cs, loc, j);
+            for (a, &e) in chain.iter().enumerate() {
+                for &b in &chain[a + 1..] {
+                    cs.co.remove(e, b);
+                }
+            }
+            cs.order[loc].swap(i, len - 1);
+            self.pos.pop();
+            r?;
+        }
+        Ok(())
     }
 
     /// Orders locations `0..left`, the last one first (so that the first
