@@ -133,7 +133,9 @@ fn first_pair(r: &Relation) -> Option<(usize, usize)> {
 /// `{}` given to a built-in: the empty set or relation it expects.
 pub fn normalise_empty(v: Value, p: Prim, n: usize) -> Value {
     match (v, p) {
-        (Value::Empty, Prim::FenceRel | Prim::Partition) => Value::Set(BitSet::new(n)),
+        (Value::Empty, Prim::FenceRel | Prim::Partition | Prim::PageTableStores) => {
+            Value::Set(BitSet::new(n))
+        }
         (Value::Empty, _) => Value::Rel(Relation::empty(n)),
         (v, _) => v,
     }
@@ -149,6 +151,8 @@ pub fn prim_name(p: Prim) -> &'static str {
         Prim::Partition => "classes-loc",
         Prim::TagToEvents => "tag2events",
         Prim::TagToScope => "tag2scope",
+        Prim::PageTableStores => "oa-changes",
+        Prim::SameOutputAddress => "same-oa",
     }
 }
 
@@ -162,6 +166,8 @@ pub fn prim_named(name: &str) -> Option<Prim> {
         "classes-loc" | "partition" => Prim::Partition,
         "tag2events" => Prim::TagToEvents,
         "tag2scope" => Prim::TagToScope,
+        "oa-changes" | "at-least-one-writable" => Prim::PageTableStores,
+        "same-oa" => Prim::SameOutputAddress,
         _ => return None,
     })
 }

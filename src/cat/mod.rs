@@ -354,10 +354,10 @@ impl Model {
         self.program.co_slot.is_some()
     }
 
-    /// Whether some check of the model may depend on one of the
-    /// environment's `names` (a name the model defines itself, or one only
-    /// unused definitions read, does not count; a `with` or `forall`
-    /// counts as depending on them).
+    /// Whether some statement of the model (check, `with`, `forall`) may
+    /// depend on one of the environment's `names` (a name the model
+    /// defines itself, or one only unused definitions read, does not
+    /// count).
     pub fn depends_on(&self, names: &[&str]) -> bool {
         monotone::statements_depend_on(&self.program, &|n| names.contains(&n))
     }

@@ -217,6 +217,8 @@ impl<'p> Ctx<'p> {
             // fixed by the skeleton.
             Node::ExplicitSet(xs) if xs.is_empty() => Pol::Const,
             Node::Tag(_) | Node::BellSet(_) => Pol::Const,
+            // Always empty (no page-table events).
+            Node::PrimCall(Prim::PageTableStores | Prim::SameOutputAddress, _) => Pol::Const,
             Node::PrimCall(Prim::TagToEvents | Prim::TagToScope, args) => {
                 let ps: Vec<Pol> = args.iter().map(|a| self.expr(a, locals)).collect();
                 ps.into_iter().fold(Pol::Const, Pol::join)
@@ -559,8 +561,8 @@ pub fn candidate_plan(prog: &Program, dynamic: &dyn Fn(&str) -> bool) -> PrunePl
 
 /// Whether some statement's value may depend on an environment name
 /// `names` accepts, through the definitions it uses (a definition no
-/// statement uses does not count). A `with` or `forall` counts as
-/// depending on them (not analysed).
+/// statement uses does not count): a check's relation, the set (and
+/// order) a `with` chooses from, a `forall`'s set or body.
 pub fn statements_depend_on(prog: &Program, names: &dyn Fn(&str) -> bool) -> bool {
     let mut ctx = Ctx {
         prog,
@@ -568,10 +570,20 @@ pub fn statements_depend_on(prog: &Program, names: &dyn Fn(&str) -> bool) -> boo
         slot_choice: vec![false; prog.slots.len()],
         slot_memo: vec![None; prog.slots.len()],
     };
-    prog.stmts.iter().any(|s| match s {
-        CStmt::Check(c) => ctx.expr(&c.expr, &[]) != Pol::Const,
-        CStmt::With(_) | CStmt::WithFrom(_) | CStmt::Forall(_) => true,
-    })
+    fn depends(ctx: &mut Ctx<'_>, stmts: &[CStmt]) -> bool {
+        stmts.iter().any(|s| match s {
+            CStmt::Check(c) => ctx.expr(&c.expr, &[]) != Pol::Const,
+            CStmt::With(w) => {
+                ctx.expr(&w.set, &[]) != Pol::Const
+                    || w.rel
+                        .as_ref()
+                        .is_some_and(|r| ctx.expr(r, &[]) != Pol::Const)
+            }
+            CStmt::WithFrom(w) => ctx.expr(&w.expr, &[]) != Pol::Const,
+            CStmt::Forall(f) => ctx.expr(&f.set, &[]) != Pol::Const || depends(ctx, &f.body),
+        })
+    }
+    depends(&mut ctx, &prog.stmts)
 }
 
 /// Plan for the `with` at statement `stmt`: the choice is its variable (a

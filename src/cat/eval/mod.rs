@@ -727,7 +727,11 @@ impl Program {
 
     /// Runs a built-in function.
     fn prim(&self, p: Prim, args: Vec<Value>, st: &State<'_>, loc: Loc) -> Res<Value> {
-        let want = if p == Prim::Linearisations { 2 } else { 1 };
+        let want = if matches!(p, Prim::Linearisations | Prim::PageTableStores) {
+            2
+        } else {
+            1
+        };
         if args.len() != want {
             return Err(Error::new(
                 loc,
@@ -771,6 +775,14 @@ impl Program {
                     .ok_or_else(|| Error::new(loc, "classes-loc needs 'loc'"))?;
                 let l = expect_rel(self.env_value(i, loc, st)?, loc, "'loc' is a relation")?;
                 super::func::partition(s, l)
+            }
+            Prim::PageTableStores => {
+                expect_set(&a, loc, "oa-changes expects a set and a relation")?;
+                Value::Set(crate::rel::BitSet::new(n))
+            }
+            Prim::SameOutputAddress => {
+                expect_rel(&a, loc, "same-oa expects a relation")?;
+                Value::Rel(Relation::empty(n))
             }
             Prim::Linearisations => {
                 let r = super::func::normalise_empty(args.next().expect("arity checked"), p, n);

@@ -80,6 +80,14 @@ pub enum Prim {
     TagToEvents,
     /// `tag2scope('s)`: the environment's relation of scope level `s`.
     TagToScope,
+    /// herd's page-table filters `oa-changes(W, r)` and
+    /// `at-least-one-writable(W, r)`: the page-table stores of `W` whose
+    /// one `r`-successor changes the output address / is writable. No
+    /// front end of litmix makes page-table events, so always empty.
+    PageTableStores,
+    /// herd's `same-oa(r)`: the pairs of `r` whose page-table values have
+    /// the same output address; empty, as above.
+    SameOutputAddress,
 }
 
 /// A `fun` (or local function) body: parameters are pushed after the
