@@ -80,17 +80,15 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
     // A model blind to `co` (docs/decisions.md): only the last write of
     // each observed location is chosen, as herd7 does for a model without
     // `co`; every other coherence order would repeat a candidate.
-    let co_last_only =
-        (!model.binds_co() && model.co_native().is_none() && !model.depends_on(env::CO_DEPENDENT))
-            .then(|| {
-                let mut observed = vec![false; test.locations.len()];
-                for t in &observed_terms {
-                    if let Term::Loc(l) = t {
-                        observed[test.physical(*l)] = true;
-                    }
-                }
-                observed
-            });
+    let co_last_only = (!model.binds_co() && !model.depends_on(env::CO_DEPENDENT)).then(|| {
+        let mut observed = vec![false; test.locations.len()];
+        for t in &observed_terms {
+            if let Term::Loc(l) = t {
+                observed[test.physical(*l)] = true;
+            }
+        }
+        observed
+    });
 
     // Cartesian product of thread paths.
     let counts: Vec<usize> = thread_paths.iter().map(|t| t.paths.len()).collect();

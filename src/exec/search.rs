@@ -104,7 +104,7 @@ pub(super) struct RfSearch<'s, 'a> {
     pub(super) bar_memo: barrier::Memo,
     /// For a model that reads nothing of `co`: per location, whether the
     /// test observes its final value. Coherence then only chooses the last
-    /// write of each observed location (see [`RfSearch::co_last_writes`]).
+    /// write of each observed location (see [`RfSearch::co_last_write`]).
     pub(super) co_last_only: Option<&'s [bool]>,
 }
 
@@ -120,6 +120,19 @@ struct Judged<'j> {
 struct CoState {
     order: Vec<Vec<usize>>,
     co: Relation,
+}
+
+/// Adds (or removes) the edges of the total order `chain` to `co`.
+fn set_chain(co: &mut Relation, chain: &[usize], present: bool) {
+    for (a, &e) in chain.iter().enumerate() {
+        for &b in &chain[a + 1..] {
+            if present {
+                co.add(e, b);
+            } else {
+                co.remove(e, b);
+            }
+        }
+    }
 }
 
 impl RfSearch<'_, '_> {
@@ -628,10 +641,7 @@ impl RfSearch<'_, '_> {
         // budget. With pruning the search may cut most of them, and the
         // work budget and deadline bound it instead.
         let budget = self.opts.max_candidates.saturating_sub(self.res.candidates);
-        let co_choices = (0..skel.writes_by_loc.len())
-            .map(|l| self.co_orders(l, skel.writes_by_loc[l].len()))
-            .product::<f64>()
-            .min(u64::MAX as f64) as u64;
+        let co_choices = self.co_below[skel.writes_by_loc.len()].min(u64::MAX as f64) as u64;
         if !self.pruner.enabled {
             if co_choices > self.opts.max_candidates {
                 return Err(CheckError::Limit(format!(
@@ -653,9 +663,6 @@ impl RfSearch<'_, '_> {
             co: base_co,
         };
         let judged = Judged { bar, regs, vals };
-        if self.co_last_only.is_some() {
-            return self.co_last_writes(&mut cs, skel.writes_by_loc.len(), &judged);
-        }
         self.co_locations(&mut cs, skel.writes_by_loc.len(), &judged)
     }
 
@@ -670,56 +677,10 @@ impl RfSearch<'_, '_> {
         }
     }
 
-    /// For a model blind to `co`: orders locations `0..left` (the last one
-    /// first), each by one order per choice of its last write when its
-    /// final value is observed, else in the skeleton's order, then judges.
-    /// The edges are those of a total order, so the final state and any
-    /// view of the candidate read as usual.
-    fn co_last_writes(
-        &mut self,
-        cs: &mut CoState,
-        left: usize,
-        j: &Judged<'_>,
-    ) -> Result<(), CheckError> {
-        if left == 0 {
-            return self.judge_candidate(cs, j);
-        }
-        let loc = left - 1;
-        let len = cs.order[loc].len();
-        if len == 0 {
-            return self.co_last_writes(cs, loc, j);
-        }
-        let observed = self
-            .co_last_only
-            .is_some_and(|o| o.get(loc).copied().unwrap_or(false));
-        let choices = if observed && len > 1 { len } else { 1 };
-        for i in 0..choices {
-            if self.filter_done() {
-                break;
-            }
-            self.pos.push((i as u32, choices as u32));
-            cs.order[loc].swap(i, len - 1);
-            let chain = cs.order[loc].clone();
-            for (a, &e) in chain.iter().enumerate() {
-                for &b in &chain[a + 1..] {
-                    cs.co.add(e, b);
-                }
-            }
-            let r = self.co_last_writes(cs, loc, j);
-            for (a, &e) in chain.iter().enumerate() {
-                for &b in &chain[a + 1..] {
-                    cs.co.remove(e, b);
-                }
-            }
-            cs.order[loc].swap(i, len - 1);
-            self.pos.pop();
-            r?;
-        }
-        Ok(())
-    }
-
     /// Orders locations `0..left`, the last one first (so that the first
-    /// location varies fastest, as an odometer would), then judges.
+    /// location varies fastest, as an odometer would), then judges. Each
+    /// location gets every order ([`RfSearch::co_place`]) or, with a model
+    /// blind to `co`, one per choice of last write ([`RfSearch::co_last_write`]).
     fn co_locations(
         &mut self,
         cs: &mut CoState,
@@ -729,7 +690,43 @@ impl RfSearch<'_, '_> {
         if left == 0 {
             return self.judge_candidate(cs, j);
         }
-        self.co_place(cs, left - 1, 0, j)
+        if self.co_last_only.is_some() {
+            self.co_last_write(cs, left - 1, j)
+        } else {
+            self.co_place(cs, left - 1, 0, j)
+        }
+    }
+
+    /// For a model blind to `co`: orders location `loc`'s writes once per
+    /// choice of its last write when its final value is observed, else in
+    /// the skeleton's order, then the locations before it. The edges are
+    /// those of a total order, so the final state and any view of the
+    /// candidate read as usual.
+    fn co_last_write(
+        &mut self,
+        cs: &mut CoState,
+        loc: usize,
+        j: &Judged<'_>,
+    ) -> Result<(), CheckError> {
+        let len = cs.order[loc].len();
+        if len == 0 {
+            return self.co_locations(cs, loc, j);
+        }
+        let choices = self.co_orders(loc, len) as usize;
+        for i in 0..choices {
+            if self.filter_done() {
+                break;
+            }
+            self.pos.push((i as u32, choices as u32));
+            cs.order[loc].swap(i, len - 1);
+            set_chain(&mut cs.co, &cs.order[loc], true);
+            let r = self.co_locations(cs, loc, j);
+            set_chain(&mut cs.co, &cs.order[loc], false);
+            cs.order[loc].swap(i, len - 1);
+            self.pos.pop();
+            r?;
+        }
+        Ok(())
     }
 
     /// Places a write at position `k` of location `loc`'s order, trying the
