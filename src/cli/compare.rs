@@ -165,10 +165,16 @@ fn distinguish(a: CompareArgs) -> ExitCode {
         if s.tests.is_empty() {
             emit(writeln!(
                 out,
-                "{ma} and {mb} agree on all {} programs of <= {} events over {}{}",
+                "{ma} and {mb} agree on all {} programs of <= {} events over {}{}{}",
                 s.programs,
                 s.bound,
                 s.vocab,
+                if s.scope_equivalent > 0 {
+                    " (and on every program with a scope wider than its threads need: \
+                     each behaves as one of them with that scope narrowed)"
+                } else {
+                    ""
+                },
                 if s.shard == "1/1" {
                     String::new()
                 } else {

@@ -90,7 +90,8 @@ pub struct Summary {
     /// `K/M`, or `1/1`.
     pub shard: String,
     pub shapes: usize,
-    /// Canonical programs enumerated.
+    /// Canonical programs enumerated (with the scope cut, those whose
+    /// scopes are all effective).
     pub programs: usize,
     /// Model runs (programs and their weakenings).
     pub judged: u64,
@@ -108,6 +109,12 @@ pub struct Summary {
     /// coherence order is not pinned by final values (they are still
     /// judged as tests: forbidden when every coherence order is).
     pub inexpressible: usize,
+    /// Fillings of shapes (before the isomorphism test) the scope cut
+    /// leaves out, not counted in `programs`: an instruction's scope holds
+    /// no thread its next narrower scope does not, so the program behaves
+    /// as the one with that scope narrowed (docs/synthesis.md, "Cuts").
+    #[serde(default)]
+    pub scope_equivalent: usize,
     /// Emitted tests that some model flags as racy.
     pub racy: usize,
     /// Emitted tests per violated check.
@@ -207,6 +214,7 @@ pub fn run(r: &Run, progress: &(dyn Fn() + Sync)) -> Result<Summary, String> {
         minimal,
         unique: unique.len(),
         inexpressible: counts.inexpressible,
+        scope_equivalent: counts.scope_equivalent,
         ..Summary::default()
     };
     let mut names: HashSet<String> = HashSet::new();
@@ -457,6 +465,7 @@ pub fn merge(parts: &[Summary]) -> Result<Summary, String> {
         out.minimal += p.minimal;
         out.unique += p.unique;
         out.inexpressible += p.inexpressible;
+        out.scope_equivalent += p.scope_equivalent;
         out.racy += p.racy;
         out.verify_failures += p.verify_failures;
         out.time_s += p.time_s;

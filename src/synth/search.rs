@@ -73,6 +73,10 @@ pub struct Counts {
     pub inexpressible: usize,
     /// Outcomes skipped by the strongest-program cut.
     pub cut: usize,
+    /// Fillings of shapes (before the isomorphism test) the scope cut
+    /// leaves out: some instruction's scope holds no thread its next
+    /// narrower scope does not hold ([`scope_effective`]).
+    pub scope_equivalent: usize,
 }
 
 impl Counts {
@@ -84,6 +88,7 @@ impl Counts {
         self.found += c.found;
         self.inexpressible += c.inexpressible;
         self.cut += c.cut;
+        self.scope_equivalent += c.scope_equivalent;
     }
 }
 
@@ -170,18 +175,83 @@ fn placement_ok(threads: &[Thread], sp: &Space2) -> bool {
     (0..sp.max_gpus).all(|d| cta.iter().filter(|c| c.0 == d).count() <= sp.max_ctas as usize)
 }
 
-/// Every canonical program of a shape, in a fixed order.
-pub fn programs_of(vocab: &Vocab, shape: &[Thread]) -> Vec<SProgram> {
+/// Whether entry `entry` on thread `t` of `threads` has an effective
+/// scope: unscoped, the narrowest, or holding some thread its next
+/// narrower scope does not hold (threads placed in CTAs of GPUs; a
+/// vocabulary's three scope levels read as CTA, GPU and system, e.g. PTX's
+/// `cta gpu sys`). It depends only on the placement. A program with an
+/// ineffective scope behaves, under a model that sees scopes only through
+/// which threads an instruction's scope instance holds (every built-in
+/// scoped model: `incl` in ptx6, ptx75 and cmm, `incl1` in the OpenCL
+/// models), exactly as its one-step weakening with that scope narrowed:
+/// it is minimal for no outcome, and distinguishes nothing that weakening
+/// does not (docs/synthesis.md, "Cuts").
+pub fn scope_effective(vocab: &Vocab, threads: &[Thread], t: usize, entry: usize) -> bool {
+    let scope = vocab.entries[entry].scope;
+    if vocab.scopes.len() != 3 || scope < 2 {
+        return true;
+    }
+    let Place::Gpu { dev, wg } = threads[t].place else {
+        return true;
+    };
+    threads.iter().enumerate().any(|(u, other)| {
+        u != t
+            && match other.place {
+                Place::Gpu { dev: d, wg: w } => {
+                    if scope == 2 {
+                        d == dev && w != wg
+                    } else {
+                        d != dev
+                    }
+                }
+                _ => scope == 3,
+            }
+    })
+}
+
+/// Whether some instruction of a filled program has an ineffective scope
+/// ([`scope_effective`]).
+pub fn scope_redundant(vocab: &Vocab, threads: &[Thread]) -> bool {
+    threads.iter().enumerate().any(|(t, th)| {
+        th.ops
+            .iter()
+            .any(|o| !scope_effective(vocab, threads, t, o.order as usize))
+    })
+}
+
+/// Every canonical program of a shape, in a fixed order; with
+/// `scope_cut`, only the fillings whose scopes are all effective
+/// ([`scope_effective`]); the second result counts the fillings (before
+/// the isomorphism test) the cut leaves out.
+pub fn programs_of(vocab: &Vocab, shape: &[Thread], scope_cut: bool) -> (Vec<SProgram>, usize) {
     let slots: Vec<(usize, usize)> = shape
         .iter()
         .enumerate()
         .flat_map(|(t, th)| (0..th.ops.len()).map(move |i| (t, i)))
         .collect();
-    let per: Vec<Vec<usize>> = slots
+    let all: Vec<Vec<usize>> = slots
         .iter()
         .map(|&(t, i)| vocab.of_kind(shape[t].ops[i].kind))
         .collect();
+    let per: Vec<Vec<usize>> = if scope_cut {
+        all.iter()
+            .zip(&slots)
+            .map(|(es, &(t, _))| {
+                es.iter()
+                    .copied()
+                    .filter(|&e| scope_effective(vocab, shape, t, e))
+                    .collect()
+            })
+            .collect()
+    } else {
+        all.clone()
+    };
+    let fillings = |v: &[Vec<usize>]| v.iter().map(Vec::len).product::<usize>();
+    let skipped = fillings(&all) - fillings(&per);
     let mut out = Vec::new();
+    if per.iter().any(Vec::is_empty) {
+        return (out, skipped);
+    }
     let mut pick = vec![0usize; slots.len()];
     loop {
         let mut threads: Vec<Thread> = shape.to_vec();
@@ -195,7 +265,7 @@ pub fn programs_of(vocab: &Vocab, shape: &[Thread]) -> Vec<SProgram> {
         let mut s = slots.len();
         loop {
             if s == 0 {
-                return out;
+                return (out, skipped);
             }
             s -= 1;
             pick[s] += 1;
@@ -298,7 +368,8 @@ pub fn search_shape(
     };
     // The strongest-program cut: outcomes every judge allows there are
     // allowed in every program of the shape.
-    let programs = programs_of(vocab, shape);
+    let (programs, scope_equivalent) = programs_of(vocab, shape, prune);
+    counts.scope_equivalent += scope_equivalent;
     // Worth it only when the shape has several programs.
     let top = if prune && programs.len() > 1 {
         strongest(vocab, shape)
@@ -478,4 +549,80 @@ pub fn shape_count(vocab: &Vocab, sp: &Space2) -> usize {
 /// A key equal for isomorphic tests: their common canonical form.
 pub fn iso_key(_vocab: &Vocab, p: &SProgram, c: &Cond) -> String {
     format!("{:?}", super::program::canonical(p, c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A thread at `(dev, wg)` with one instruction named `entry`.
+    fn thread(vocab: &Vocab, dev: u8, wg: u8, entry: &str) -> Thread {
+        let e = vocab
+            .entries
+            .iter()
+            .position(|e| e.name == entry)
+            .unwrap_or_else(|| panic!("no entry {entry}"));
+        Thread {
+            place: Place::Gpu { dev, wg },
+            ops: vec![Op {
+                kind: vocab.entries[e].kind,
+                order: e as u8,
+                scope: 0,
+                loc: 0,
+                remote: false,
+            }],
+        }
+    }
+
+    #[test]
+    fn scope_redundancy_by_hand() {
+        let v = super::super::vocab::load("ptx").unwrap();
+        let t = |d, w, e| thread(&v, d, w, e);
+        // One CTA: .gpu and .sys hold no thread .cta does not.
+        assert!(scope_redundant(
+            &v,
+            &[t(0, 0, "st.relaxed.gpu"), t(0, 0, "ld.relaxed.cta")]
+        ));
+        assert!(scope_redundant(
+            &v,
+            &[t(0, 0, "st.relaxed.cta"), t(0, 0, "ld.relaxed.sys")]
+        ));
+        assert!(!scope_redundant(
+            &v,
+            &[t(0, 0, "st.relaxed.cta"), t(0, 0, "ld.relaxed.cta")]
+        ));
+        // Two CTAs of one GPU: .gpu reaches the other CTA, .sys adds nothing.
+        assert!(!scope_redundant(
+            &v,
+            &[t(0, 0, "st.release.gpu"), t(0, 1, "ld.acquire.gpu")]
+        ));
+        assert!(scope_redundant(
+            &v,
+            &[t(0, 0, "st.release.sys"), t(0, 1, "ld.acquire.gpu")]
+        ));
+        // Two GPUs: .gpu holds only the thread itself, .sys reaches the other.
+        assert!(scope_redundant(
+            &v,
+            &[t(0, 0, "st.release.gpu"), t(1, 1, "ld.acquire.sys")]
+        ));
+        assert!(!scope_redundant(
+            &v,
+            &[t(0, 0, "st.release.sys"), t(1, 1, "ld.acquire.sys")]
+        ));
+        // Unscoped entries and fences at the narrowest scope never are.
+        assert!(!scope_redundant(
+            &v,
+            &[t(0, 0, "st.weak"), t(0, 0, "fence.sc.cta")]
+        ));
+        // A three-level tree: .gpu is needed for the CTA beside it even
+        // though a GPU apart exists.
+        assert!(!scope_redundant(
+            &v,
+            &[
+                t(0, 0, "fence.sc.gpu"),
+                t(0, 1, "st.weak"),
+                t(1, 2, "st.weak")
+            ]
+        ));
+    }
 }
