@@ -221,16 +221,34 @@ fn remove(vocab: &Vocab, p: &SProgram, c: &Cond, t: usize, op: usize) -> (SProgr
 /// move one thread one placement level further out. Conditions follow
 /// [`remove`]; the other weakenings keep the condition.
 pub fn weakenings(vocab: &Vocab, p: &SProgram, c: &Cond, places: bool) -> Vec<Weakening> {
+    weakenings_of(vocab, p, c, places, true, true)
+}
+
+/// The one-step weakenings of [`weakenings`], in its order: the removals
+/// when `removals`, the others (split, demote, move) when `others`.
+pub fn weakenings_of(
+    vocab: &Vocab,
+    p: &SProgram,
+    c: &Cond,
+    places: bool,
+    removals: bool,
+    others: bool,
+) -> Vec<Weakening> {
     let mut out = Vec::new();
     for (t, th) in p.threads.iter().enumerate() {
         for (i, o) in th.ops.iter().enumerate() {
             let e = &vocab.entries[o.entry];
-            let (program, cond) = remove(vocab, p, c, t, i);
-            out.push(Weakening {
-                what: format!("remove-{t}-{i}"),
-                program,
-                cond,
-            });
+            if removals {
+                let (program, cond) = remove(vocab, p, c, t, i);
+                out.push(Weakening {
+                    what: format!("remove-{t}-{i}"),
+                    program,
+                    cond,
+                });
+            }
+            if !others {
+                continue;
+            }
             if let Some((r, w)) = e.split {
                 let mut q = p.clone();
                 let read = SOp {
@@ -262,7 +280,10 @@ pub fn weakenings(vocab: &Vocab, p: &SProgram, c: &Cond, places: bool) -> Vec<We
                 });
             }
         }
-        if places && let Some(place) = further_out(p, t) {
+        if others
+            && places
+            && let Some(place) = further_out(p, t)
+        {
             let mut q = p.clone();
             q.threads[t].place = place;
             out.push(Weakening {

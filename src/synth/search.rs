@@ -4,7 +4,7 @@
 //! every outcome of it classified (docs/synthesis.md).
 
 use super::judge::{Judge, sc_judged};
-use super::program::{Cond, SOp, SProgram, SThread, Weakening, weakenings};
+use super::program::{Cond, SOp, SProgram, SThread, Weakening, weakenings_of};
 use super::vocab::{Dialect, Vocab};
 use crate::mapping::enumerate::{
     self, Op, OpKind, Place, Reduce, Space, Thread, is_canonical_program, unit_hash,
@@ -408,15 +408,15 @@ pub fn search_shape(
                     continue;
                 }
             }
-            let ws = match mode {
+            // The other weakenings are built only for outcomes that get
+            // past the removals.
+            let removals = match mode {
                 Mode::Synth {
                     criterion: Criterion::Forbidden,
                     ..
                 } => Vec::new(),
-                _ => weakenings(vocab, &p, &c, places),
+                _ => weakenings_of(vocab, &p, &c, places, true, false),
             };
-            let (removals, others): (Vec<_>, Vec<_>) =
-                ws.into_iter().partition(|w| w.what.starts_with("remove"));
             // Synthesis: a removal that stays forbidden rules the outcome
             // out before the program itself is judged.
             let synth = matches!(mode, Mode::Synth { .. });
@@ -457,6 +457,13 @@ pub fn search_shape(
             }
             // Found: forbidden (or distinguishing), every removal allowed.
             counts.found += 1;
+            let others = match mode {
+                Mode::Synth {
+                    criterion: Criterion::Forbidden,
+                    ..
+                } => Vec::new(),
+                _ => weakenings_of(vocab, &p, &c, places, false, true),
+            };
             for w in &others {
                 if blocked(w, dir)? {
                     minimal = false;
