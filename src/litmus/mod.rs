@@ -35,6 +35,7 @@ pub mod compound;
 pub mod dialect;
 pub mod lexer;
 pub mod nvlitmus;
+pub mod print;
 pub mod ptx;
 pub mod rsp;
 pub mod table;
