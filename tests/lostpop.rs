@@ -685,6 +685,7 @@ fn acquire_meet_variant_forbids_weaker_case_3() {
     let build = |acquire_meet| litmix::op::lostpop::Build {
         unreduced: false,
         acquire_meet,
+        scope_join: false,
     };
     let plain = litmix::op::lostpop::judge(&t, &opts, build(false)).unwrap();
     let variant = litmix::op::lostpop::judge(&t, &opts, build(true)).unwrap();
@@ -694,4 +695,48 @@ fn acquire_meet_variant_forbids_weaker_case_3() {
         variant.states.keys().collect::<Vec<_>>(),
         check(&t, "ptx6").states.keys().collect::<Vec<_>>()
     );
+}
+
+/// The mirror of weaker case 3, found by `compare --distinguish lostpop
+/// ptx6 --events 4` (docs/synthesis.md, round 15): an acquire narrower
+/// than the release after it. Each printed order of A.5.2's overlapping
+/// cases lets LOST-POP allow one of the two load buffering tests that ptx6
+/// forbids; `scope-join` (the wider scope for an acquire before a
+/// release) forbids both.
+#[test]
+fn each_meet_reading_against_both_load_buffering_tests() {
+    const LB_REL_CTA: &str = "PTX LB+acq.gpu-rel.cta
+{ x=0; y=0; }
+ P0@cta 0,gpu 0        | P1@cta 1,gpu 0        ;
+ ld.weak r0, x         | ld.acquire.gpu r0, y  ;
+ st.release.gpu y, 1   | st.release.cta x, 2   ;
+exists (0:r0=2 /\\ 1:r0=1 /\\ x=2 /\\ y=1)
+";
+    let mirror = LB_REL_CTA
+        .replace("ld.weak r0, x        ", "ld.acquire.cta r0, x ")
+        .replace("st.release.cta x, 2  ", "st.weak x, 2         ");
+    assert!(mirror.contains("ld.acquire.cta r0, x"), "{mirror}");
+    let rel_cta = parse("LB-rel-cta.litmus", LB_REL_CTA);
+    let acq_cta = parse("LB-acq-cta.litmus", &mirror);
+    let opts = CheckOptions::default();
+    let allows = |t: &Test, acquire_meet, scope_join| {
+        let b = litmix::op::lostpop::Build {
+            unreduced: false,
+            acquire_meet,
+            scope_join,
+        };
+        litmix::op::lostpop::judge(t, &opts, b).unwrap().validated
+    };
+    for t in [&rel_cta, &acq_cta] {
+        assert!(!check(t, "ptx6").validated, "ptx6 forbids {}", t.name);
+    }
+    // As printed: the later release's scope first.
+    assert!(allows(&rel_cta, false, false));
+    assert!(!allows(&acq_cta, false, false));
+    // acquire-meet: the earlier acquire's scope first.
+    assert!(!allows(&rel_cta, true, false));
+    assert!(allows(&acq_cta, true, false));
+    // scope-join: the wider of the two.
+    assert!(!allows(&rel_cta, false, true));
+    assert!(!allows(&acq_cta, false, true));
 }

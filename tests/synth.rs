@@ -328,3 +328,86 @@ fn bad_input_is_a_clear_error() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// LOST-POP against ptx6 on PTX programs of at most 3 events: four minimal
+/// tests, each allowed by ptx6 and forbidden by LOST-POP (weak accesses
+/// on two GPUs keep coherence in the machine, not in ptx6), none the other
+/// way (seed 000 §5.1: the operational model is at least as strong).
+#[test]
+fn lostpop_is_never_weaker_than_ptx6_at_three_events() {
+    let s = summary(&[
+        "compare",
+        "--distinguish",
+        "lostpop",
+        "ptx6",
+        "--arch",
+        "PTX",
+        "--events",
+        "3",
+        "--json",
+    ]);
+    let tests = s["tests"].as_array().unwrap();
+    let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Wx+Ux", "CoRR", "CoRW", "CoWR"]);
+    for t in tests {
+        assert_eq!(t["allowed_by"], "ptx6", "{t}");
+        assert!(t["program"].as_str().unwrap().contains("gpu1"), "{t}");
+    }
+}
+
+/// `-I` and `--variant` reach the judges of `synth` and `compare
+/// --distinguish` (they were once read only by test-list comparisons): a
+/// model whose include is found only through `-I`, and whose check
+/// exists only under a variant.
+#[test]
+fn include_dirs_and_variants_reach_the_search() {
+    let dir = std::env::temp_dir().join(format!("litmix-synth-cat-{}", std::process::id()));
+    let lib = dir.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::write(lib.join("sc-part.cat"), "acyclic po | rf | co | fr as sc\n").unwrap();
+    let model = dir.join("m.cat");
+    std::fs::write(
+        &model,
+        "\"m\"\nif \"strict\"\n  include \"sc-part.cat\"\nend\n",
+    )
+    .unwrap();
+    let m = model.display().to_string();
+    let l = lib.display().to_string();
+    let base = [
+        "compare",
+        "--distinguish",
+        "sc",
+        &m,
+        "--arch",
+        "X86",
+        "--events",
+        "4",
+        "--json",
+    ];
+    // Without the variant the model is empty: SB and friends distinguish.
+    let loose = summary(&[&base[..], &["-I", &l]].concat());
+    assert!(names(&loose).contains(&"SB".to_string()), "{loose}");
+    // With it the model is SC but for RMW atomicity, which only the two
+    // atomicity tests show.
+    let strict = summary(&[&base[..], &["-I", &l, "--variant", "strict"]].concat());
+    assert_eq!(names(&strict), ["Wx+Ux", "WxWx+Ux"], "{strict}");
+    // The include is found only through -I.
+    let o = litmix(&[&base[..], &["--variant", "strict"]].concat());
+    assert!(!o.status.success());
+    let synth = summary(&[
+        "synth",
+        "--model",
+        &m,
+        "--arch",
+        "X86",
+        "--events",
+        "3",
+        "-I",
+        &l,
+        "--variant",
+        "strict",
+        "--json",
+    ]);
+    assert!(synth["minimal"].as_u64().unwrap() > 0, "{synth}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

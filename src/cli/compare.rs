@@ -132,7 +132,7 @@ pub fn compare(a: CompareArgs) -> ExitCode {
 /// allows.
 fn distinguish(a: CompareArgs) -> ExitCode {
     let (ma, mb) = (a.distinguish[0].clone(), a.distinguish[1].clone());
-    let r = match super::synth::make_run(
+    let mut r = match super::synth::make_run(
         &a.space,
         &a.limits,
         vec![ma.clone(), mb.clone()],
@@ -145,6 +145,8 @@ fn distinguish(a: CompareArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Includes, variants and the bell file count here as for test lists.
+    a.cat.apply(&mut r.opts);
     let s = match super::synth::run_with_progress(&r) {
         Ok(s) => s,
         Err(e) => {

@@ -79,6 +79,8 @@ pub struct SynthArgs {
     pub space: SpaceArgs,
     #[command(flatten)]
     pub limits: Limits,
+    #[command(flatten)]
+    pub cat: super::CatArgs,
 }
 
 /// The vocabulary for these arguments.
@@ -166,13 +168,14 @@ pub fn synth(a: SynthArgs) -> ExitCode {
         CriterionArg::Forbidden => Criterion::Forbidden,
     };
     let model = a.model.clone().unwrap_or_default();
-    let r = match make_run(&a.space, &a.limits, vec![model], a.axiom.clone(), criterion) {
+    let mut r = match make_run(&a.space, &a.limits, vec![model], a.axiom.clone(), criterion) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("litmix synth: {e}");
             return ExitCode::from(2);
         }
     };
+    a.cat.apply(&mut r.opts);
     match run_with_progress(&r) {
         Ok(s) => {
             print_summary(&s, a.json);

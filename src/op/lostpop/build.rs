@@ -175,6 +175,13 @@ impl<'t> LostPop<'t> {
         self.meet = Meet::AcquireFirst;
         self
     }
+
+    /// The machine with the `scope-join` reading of A.5.2's scope meet (an
+    /// earlier acquire and a later release order at the wider scope).
+    pub fn with_scope_join(mut self) -> Self {
+        self.meet = Meet::Join;
+        self
+    }
 }
 
 /// Per location, the threads whose code never accesses it (rule 7's

@@ -48,10 +48,16 @@ use crate::ir::Test;
 use crate::verdict::{CheckError, CheckOptions, CheckResult};
 
 /// LOST-POP's variants (`--variant NAME`), with what each changes.
-pub const VARIANTS: &[(&str, &str)] = &[(
-    "acquire-meet",
-    "lostpop: A.5.2's scope meet takes an earlier acquire's scope before a later release's (docs/known-differences.md, weaker case 3)",
-)];
+pub const VARIANTS: &[(&str, &str)] = &[
+    (
+        "acquire-meet",
+        "lostpop: A.5.2's scope meet takes an earlier acquire's scope before a later release's (docs/known-differences.md, weaker case 3)",
+    ),
+    (
+        "scope-join",
+        "lostpop: A.5.2's scope meet of an earlier acquire and a later release is the wider of their scopes (docs/known-differences.md, weaker case 3)",
+    ),
+];
 
 /// How a LOST-POP machine is built: its reductions and its readings.
 #[derive(Clone, Copy, Debug, Default)]
@@ -60,6 +66,9 @@ pub struct Build {
     pub unreduced: bool,
     /// The `acquire-meet` variant of A.5.2's scope meet.
     pub acquire_meet: bool,
+    /// The `scope-join` variant of A.5.2's scope meet (wins over
+    /// `acquire-meet` when both are given).
+    pub scope_join: bool,
 }
 
 impl Build {
@@ -68,6 +77,7 @@ impl Build {
         Build {
             unreduced,
             acquire_meet: variants.iter().any(|v| v == "acquire-meet"),
+            scope_join: variants.iter().any(|v| v == "scope-join"),
         }
     }
 }
@@ -80,6 +90,9 @@ pub fn machine(test: &Test, unroll: usize, build: Build) -> Result<LostPop<'_>, 
     }
     if build.acquire_meet {
         m = m.with_acquire_meet();
+    }
+    if build.scope_join {
+        m = m.with_scope_join();
     }
     Ok(m)
 }

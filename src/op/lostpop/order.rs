@@ -12,14 +12,22 @@ pub enum Meet {
     /// The `acquire-meet` variant: an earlier acquire's scope comes first
     /// (docs/known-differences.md, weaker case 3).
     AcquireFirst,
+    /// The `scope-join` variant: an earlier acquire and a later release
+    /// order at the wider of their two scopes (their union, scopes being
+    /// nested); other pairs as written (docs/known-differences.md, weaker
+    /// case 3).
+    Join,
 }
 
 /// The scope meet `a ∧ b` of PTX (Appendix A.5.2), `a` the earlier
 /// request: the later one's scope if it is a release, the earlier one's if
 /// it is an acquire, else the smaller (intersection, scopes being nested).
-/// With [`Meet::AcquireFirst`] the acquire's case is checked first.
+/// With [`Meet::AcquireFirst`] the acquire's case is checked first; with
+/// [`Meet::Join`] an acquire before a release takes both scopes.
 pub fn meet(a: &Req, b: &Req, how: Meet) -> u64 {
-    if how == Meet::AcquireFirst && a.sem.acq() {
+    if how == Meet::Join && a.sem.acq() && b.sem.rel() {
+        a.scope | b.scope
+    } else if how == Meet::AcquireFirst && a.sem.acq() {
         a.scope
     } else if b.sem.rel() {
         b.scope
