@@ -208,6 +208,21 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// The operation's name in lower case, as PTX and the mapping files
+    /// spell it (`add`, `min`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            BinOp::Add => "add",
+            BinOp::Sub => "sub",
+            BinOp::Mul => "mul",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+            BinOp::Xor => "xor",
+            BinOp::Min => "min",
+            BinOp::Max => "max",
+        }
+    }
+
     /// Applies the operation; addresses only support equality-free use.
     pub fn apply(self, a: Value, b: Value) -> Result<Value, String> {
         let (Value::Int(x), Value::Int(y)) = (a, b) else {

@@ -200,19 +200,6 @@ fn x86_mem(test: &Test, a: &Address) -> String {
     }
 }
 
-fn binop_name(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "add",
-        BinOp::Sub => "sub",
-        BinOp::Mul => "mul",
-        BinOp::And => "and",
-        BinOp::Or => "or",
-        BinOp::Xor => "xor",
-        BinOp::Min => "min",
-        BinOp::Max => "max",
-    }
-}
-
 fn x86(test: &Test, i: &Instr) -> Result<Vec<String>, String> {
     let v = |o: &Operand| x86_value(test, o);
     Ok(vec![match &i.kind {
@@ -241,7 +228,7 @@ fn x86(test: &Test, i: &Instr) -> Result<Vec<String>, String> {
                         o,
                     ),
                 ) => {
-                    format!("LOCK {} {m},{}", binop_name(*op).to_uppercase(), v(o)?)
+                    format!("LOCK {} {m},{}", op.name().to_uppercase(), v(o)?)
                 }
                 _ => return Err("an x86 read-modify-write of no x86 form".into()),
             }
@@ -250,7 +237,7 @@ fn x86(test: &Test, i: &Instr) -> Result<Vec<String>, String> {
             (BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor, Operand::Reg(r))
                 if r == dst =>
             {
-                format!("{} {dst},{}", binop_name(*op).to_uppercase(), v(b)?)
+                format!("{} {dst},{}", op.name().to_uppercase(), v(b)?)
             }
             _ => return Err("an x86 operation of no x86 form".into()),
         },
@@ -355,7 +342,7 @@ fn ptx(test: &Test, i: &Instr) -> Result<String, String> {
         }
         InstrKind::Rmw { dst, addr, op } => {
             let (name, args) = match op {
-                RmwOp::Bin(b, o) => (binop_name(*b), vec![v(o)]),
+                RmwOp::Bin(b, o) => (b.name(), vec![v(o)]),
                 RmwOp::Exch(o) => ("exch", vec![v(o)]),
                 RmwOp::Cas { expected, new } => ("cas", vec![v(expected), v(new)]),
                 RmwOp::Inc(o) => ("inc", vec![v(o)]),
@@ -424,7 +411,7 @@ fn ptx(test: &Test, i: &Instr) -> Result<String, String> {
         }
         InstrKind::Mov { dst, src } => format!("mov {dst}, {}", v(src)),
         InstrKind::Op { dst, op, a, b } => {
-            format!("{} {dst}, {}, {}", binop_name(*op), v(a), v(b))
+            format!("{} {dst}, {}, {}", op.name(), v(a), v(b))
         }
         InstrKind::Branch { cmp, a, b, target } => {
             let m = match cmp {

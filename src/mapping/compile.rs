@@ -6,7 +6,7 @@
 use super::format::{Construct, Kind, Mapping};
 use crate::diag::Diagnostic;
 use crate::ir::text::{PropStyle, prop_text, quantifier_text};
-use crate::ir::{Address, BinOp, CmpOp, InstrKind, Operand, RmwOp, Term, Test, Thread, Value};
+use crate::ir::{Address, CmpOp, InstrKind, Operand, RmwOp, Term, Test, Thread, Value};
 use std::collections::HashMap;
 
 /// A compiled test and how its names relate to the source's.
@@ -85,16 +85,7 @@ fn op_name(op: &RmwOp) -> &'static str {
         RmwOp::Cas { .. } => "cas",
         RmwOp::Inc(_) => "inc",
         RmwOp::Dec(_) => "dec",
-        RmwOp::Bin(b, _) => match b {
-            BinOp::Add => "add",
-            BinOp::Sub => "sub",
-            BinOp::Mul => "mul",
-            BinOp::And => "and",
-            BinOp::Or => "or",
-            BinOp::Xor => "xor",
-            BinOp::Min => "min",
-            BinOp::Max => "max",
-        },
+        RmwOp::Bin(b, _) => b.name(),
     }
 }
 
