@@ -6,6 +6,7 @@
 use litmix::driver::{FileOutcome, ModelCache, check_test};
 use litmix::exec::{CheckOptions, CheckResult};
 use litmix::ir::Test;
+use litmix::op::lostpop::Meet;
 
 fn parse(name: &str, src: &str) -> Test {
     litmix::litmus::parse_str(name, src).unwrap_or_else(|d| panic!("{}", d.render()))
@@ -682,13 +683,12 @@ fn acquire_meet_variant_forbids_weaker_case_3() {
     assert!(!check(&t, "ptx6").validated);
     assert!(check(&t, "lostpop").validated, "the seed's meet allows it");
     let opts = CheckOptions::default();
-    let build = |acquire_meet| litmix::op::lostpop::Build {
+    let build = |meet| litmix::op::lostpop::Build {
         unreduced: false,
-        acquire_meet,
-        scope_join: false,
+        meet,
     };
-    let plain = litmix::op::lostpop::judge(&t, &opts, build(false)).unwrap();
-    let variant = litmix::op::lostpop::judge(&t, &opts, build(true)).unwrap();
+    let plain = litmix::op::lostpop::judge(&t, &opts, build(Meet::ReleaseFirst)).unwrap();
+    let variant = litmix::op::lostpop::judge(&t, &opts, build(Meet::AcquireFirst)).unwrap();
     assert!(plain.validated);
     assert!(!variant.validated, "acquire-meet forbids it");
     assert_eq!(
@@ -719,11 +719,10 @@ exists (0:r0=2 /\\ 1:r0=1 /\\ x=2 /\\ y=1)
     let rel_cta = parse("LB-rel-cta.litmus", LB_REL_CTA);
     let acq_cta = parse("LB-acq-cta.litmus", &mirror);
     let opts = CheckOptions::default();
-    let allows = |t: &Test, acquire_meet, scope_join| {
+    let allows = |t: &Test, meet| {
         let b = litmix::op::lostpop::Build {
             unreduced: false,
-            acquire_meet,
-            scope_join,
+            meet,
         };
         litmix::op::lostpop::judge(t, &opts, b).unwrap().validated
     };
@@ -731,12 +730,12 @@ exists (0:r0=2 /\\ 1:r0=1 /\\ x=2 /\\ y=1)
         assert!(!check(t, "ptx6").validated, "ptx6 forbids {}", t.name);
     }
     // As printed: the later release's scope first.
-    assert!(allows(&rel_cta, false, false));
-    assert!(!allows(&acq_cta, false, false));
+    assert!(allows(&rel_cta, Meet::ReleaseFirst));
+    assert!(!allows(&acq_cta, Meet::ReleaseFirst));
     // acquire-meet: the earlier acquire's scope first.
-    assert!(!allows(&rel_cta, true, false));
-    assert!(allows(&acq_cta, true, false));
+    assert!(!allows(&rel_cta, Meet::AcquireFirst));
+    assert!(allows(&acq_cta, Meet::AcquireFirst));
     // scope-join: the wider of the two.
-    assert!(!allows(&rel_cta, false, true));
-    assert!(!allows(&acq_cta, false, true));
+    assert!(!allows(&rel_cta, Meet::Join));
+    assert!(!allows(&acq_cta, Meet::Join));
 }

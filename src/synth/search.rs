@@ -368,6 +368,14 @@ pub fn search_shape(
     };
     // The strongest-program cut: outcomes every judge allows there are
     // allowed in every program of the shape.
+    // Whether findings must be minimal (every criterion but `forbidden`).
+    let minimality = !matches!(
+        mode,
+        Mode::Synth {
+            criterion: Criterion::Forbidden,
+            ..
+        }
+    );
     let (programs, scope_equivalent) = programs_of(vocab, shape, prune);
     counts.scope_equivalent += scope_equivalent;
     // Worth it only when the shape has several programs.
@@ -410,12 +418,10 @@ pub fn search_shape(
             }
             // The other weakenings are built only for outcomes that get
             // past the removals.
-            let removals = match mode {
-                Mode::Synth {
-                    criterion: Criterion::Forbidden,
-                    ..
-                } => Vec::new(),
-                _ => weakenings_of(vocab, &p, &c, places, true, false),
+            let removals = if minimality {
+                weakenings_of(vocab, &p, &c, places, true, false)
+            } else {
+                Vec::new()
             };
             // Synthesis: a removal that stays forbidden rules the outcome
             // out before the program itself is judged.
@@ -457,12 +463,10 @@ pub fn search_shape(
             }
             // Found: forbidden (or distinguishing), every removal allowed.
             counts.found += 1;
-            let others = match mode {
-                Mode::Synth {
-                    criterion: Criterion::Forbidden,
-                    ..
-                } => Vec::new(),
-                _ => weakenings_of(vocab, &p, &c, places, false, true),
+            let others = if minimality {
+                weakenings_of(vocab, &p, &c, places, false, true)
+            } else {
+                Vec::new()
             };
             for w in &others {
                 if blocked(w, dir)? {

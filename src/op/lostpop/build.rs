@@ -169,17 +169,10 @@ impl<'t> LostPop<'t> {
         self
     }
 
-    /// The machine with the `acquire-meet` reading of A.5.2's scope meet
-    /// (an earlier acquire's scope before a later release's).
-    pub fn with_acquire_meet(mut self) -> Self {
-        self.meet = Meet::AcquireFirst;
-        self
-    }
-
-    /// The machine with the `scope-join` reading of A.5.2's scope meet (an
-    /// earlier acquire and a later release order at the wider scope).
-    pub fn with_scope_join(mut self) -> Self {
-        self.meet = Meet::Join;
+    /// The machine with reading `meet` of A.5.2's scope meet (the seed's
+    /// printed order, `acquire-meet` or `scope-join`).
+    pub fn with_meet(mut self, meet: Meet) -> Self {
+        self.meet = meet;
         self
     }
 }

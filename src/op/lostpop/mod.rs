@@ -36,6 +36,8 @@ mod build;
 mod catch_up;
 mod machine;
 mod order;
+
+pub use order::Meet;
 mod reduce;
 mod render;
 mod speculate;
@@ -64,11 +66,9 @@ pub const VARIANTS: &[(&str, &str)] = &[
 pub struct Build {
     /// No reductions beyond accepts (`lostpop-unreduced`).
     pub unreduced: bool,
-    /// The `acquire-meet` variant of A.5.2's scope meet.
-    pub acquire_meet: bool,
-    /// The `scope-join` variant of A.5.2's scope meet (wins over
-    /// `acquire-meet` when both are given).
-    pub scope_join: bool,
+    /// The reading of A.5.2's scope meet (`--variant acquire-meet`,
+    /// `--variant scope-join`; the seed's printed order by default).
+    pub meet: Meet,
 }
 
 impl Build {
@@ -76,8 +76,14 @@ impl Build {
     pub fn with_variants(unreduced: bool, variants: &[String]) -> Build {
         Build {
             unreduced,
-            acquire_meet: variants.iter().any(|v| v == "acquire-meet"),
-            scope_join: variants.iter().any(|v| v == "scope-join"),
+            // `scope-join` wins when both variants are given.
+            meet: if variants.iter().any(|v| v == "scope-join") {
+                Meet::Join
+            } else if variants.iter().any(|v| v == "acquire-meet") {
+                Meet::AcquireFirst
+            } else {
+                Meet::ReleaseFirst
+            },
         }
     }
 }
@@ -88,13 +94,7 @@ pub fn machine(test: &Test, unroll: usize, build: Build) -> Result<LostPop<'_>, 
     if build.unreduced {
         m = m.without_catch_up();
     }
-    if build.acquire_meet {
-        m = m.with_acquire_meet();
-    }
-    if build.scope_join {
-        m = m.with_scope_join();
-    }
-    Ok(m)
+    Ok(m.with_meet(build.meet))
 }
 
 /// LOST-POP as a judge: explores `test` (with the catch-up reduction
