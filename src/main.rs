@@ -68,14 +68,16 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // `--help`, `--version` and argument errors end here, before any
+    // thread starts.
+    let cli = Cli::parse();
     // Parsers and the evaluator bound their depth for this stack, on the
     // main work's thread and on rayon's.
     litmix::budget::init_thread_pool();
-    litmix::budget::with_big_stack(dispatch)
+    litmix::budget::with_big_stack(move || dispatch(cli))
 }
 
-fn dispatch() -> ExitCode {
-    let cli = Cli::parse();
+fn dispatch(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Run(a) => cli::run::run(a),
         Command::Convert(a) => cli::convert::convert(a),

@@ -61,6 +61,8 @@ pub struct StaticCache {
     memo_values: Vec<Option<eval::Value>>,
     /// The emptied cells of the last evaluation, for the next one.
     cells: eval::Cells,
+    /// The sets of `with ... from`s, kept per the values they read.
+    with_sources: eval::WithSources,
     /// The static names, slots and kept places without a value above yet:
     /// the only cells an evaluation can add a value from.
     pending: Option<eval::Pending>,
@@ -179,7 +181,36 @@ pub struct Model {
     /// The static parts of the first environment evaluated (see
     /// [`Model::static_parts`]).
     statics: std::sync::OnceLock<Statics>,
+    /// [`Model::co_choices_accepted`]'s answers, by the values of the names
+    /// the `co` set reads.
+    co_memo: CoMemo,
 }
+
+/// The environment names the `co` set reads (made on first use) and the
+/// answers given per their values.
+#[derive(Default)]
+struct CoMemo {
+    inputs: std::sync::OnceLock<Option<Vec<usize>>>,
+    answers:
+        std::sync::Mutex<std::collections::HashMap<Vec<u64>, bool, crate::fast_hash::FastHash>>,
+}
+
+/// A copy starts empty: a copied model may be changed (restricted, made
+/// native) before it is used.
+impl Clone for CoMemo {
+    fn clone(&self) -> Self {
+        CoMemo::default()
+    }
+}
+
+impl fmt::Debug for CoMemo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CoMemo")
+    }
+}
+
+/// Answers [`CoMemo`] keeps before it starts again.
+const CO_MEMO_LIMIT: usize = 4096;
 
 /// Which environment names and slots are static, and which static parts
 /// of the other definitions keep their values per skeleton (with how many
@@ -252,6 +283,7 @@ impl Model {
                     native: std::sync::OnceLock::new(),
                     search_plans: std::sync::OnceLock::new(),
                     statics: std::sync::OnceLock::new(),
+                    co_memo: CoMemo::default(),
                 })
             }
             Err(e) => Err(to_diagnostic(&files, e)),
@@ -345,6 +377,7 @@ impl Model {
             native: std::sync::OnceLock::new(),
             search_plans: std::sync::OnceLock::new(),
             statics: std::sync::OnceLock::new(),
+            co_memo: CoMemo::default(),
         })
     }
 
@@ -485,31 +518,95 @@ impl Model {
             native: std::sync::OnceLock::from(None),
             search_plans: std::sync::OnceLock::new(),
             statics: std::sync::OnceLock::new(),
+            co_memo: CoMemo::default(),
         })
     }
 
     /// For a model made by [`Model::co_native`]: the set the original model
     /// chose `co` from, on `env`, when it is static (the same for every
     /// candidate sharing `env`'s static names) and a set of relations;
-    /// `None` otherwise (also when evaluating it fails).
-    pub fn co_choices(&self, env: &dyn Environment) -> Option<Vec<Relation>> {
+    /// `None` otherwise (also when evaluating it fails). The static
+    /// definitions it evaluates on the way stay in `cache`, for the
+    /// candidates of the same skeleton that are judged through it next.
+    pub fn co_choices(
+        &self,
+        env: &dyn Environment,
+        cache: &mut StaticCache,
+    ) -> Option<Vec<Relation>> {
         let slot = self.program.co_choices?;
-        let (_, slot_static) = self.program.static_parts(env);
-        if !slot_static[slot] {
+        let statics = match cache.statics.take() {
+            Some(s) => s,
+            None => self.static_parts(env),
+        };
+        let slot_static = statics.1[slot];
+        cache.statics = Some(statics);
+        if !slot_static {
             return None;
         }
-        let st = self.program.state(env);
-        match self.program.slot_value(slot, &st).ok()? {
-            eval::Value::Empty => Some(Vec::new()),
-            eval::Value::ValSet(vs) => vs
-                .iter()
-                .map(|v| match v {
-                    eval::Value::Rel(r) => Some(r.clone()),
-                    _ => None,
-                })
-                .collect(),
-            _ => None,
+        self.with_static_cache(env, cache, |program, st| {
+            match program.slot_value(slot, st).ok()? {
+                eval::Value::Empty => Some(Vec::new()),
+                eval::Value::ValSet(vs) => vs
+                    .iter()
+                    .map(|v| match v {
+                        eval::Value::Rel(r) => Some(r.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => None,
+            }
+        })
+    }
+
+    /// Whether `accept` holds of the set the original model chose `co` from
+    /// ([`Model::co_choices`]) on `env`; false when that set is not static
+    /// or not a set of relations. The answer is remembered for every
+    /// environment that agrees with `env` on the names the set reads and on
+    /// `also` (the names `accept` itself depends on).
+    pub fn co_choices_accepted(
+        &self,
+        env: &dyn Environment,
+        cache: &mut StaticCache,
+        also: &[&str],
+        accept: impl FnOnce(&[Relation]) -> bool,
+    ) -> bool {
+        let key = self
+            .co_memo
+            .inputs
+            .get_or_init(|| {
+                let slot = self.program.co_choices?;
+                self.program.slot_inputs(slot)
+            })
+            .as_ref()
+            .map(|inputs| {
+                let mut names: Vec<&str> = inputs
+                    .iter()
+                    .map(|&i| self.program.env_names[i].name.as_str())
+                    .chain(also.iter().copied())
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                canonical_env_key(env, &names).unwrap_or_else(|| env_key(env, &names))
+            });
+        if let Some(k) = &key
+            && let Some(&known) = self
+                .co_memo
+                .answers
+                .lock()
+                .ok()
+                .and_then(|m| m.get(k).copied())
+                .as_ref()
+        {
+            return known;
         }
+        let answer = self.co_choices(env, cache).is_some_and(|c| accept(&c));
+        if let (Some(k), Ok(mut m)) = (key, self.co_memo.answers.lock()) {
+            if m.len() >= CO_MEMO_LIMIT {
+                m.clear();
+            }
+            m.insert(k, answer);
+        }
+        answer
     }
 
     /// Evaluates the model on one candidate execution.
@@ -691,7 +788,9 @@ impl Model {
             st.seed(&env_values, &slot_values);
             st.seed_memo(memo_plan, *kept, &memo_values);
             st.keep = slot_static;
+            st.with_sources = Some(std::mem::take(&mut cache.with_sources));
             let r = f(program, &mut st);
+            cache.with_sources = st.with_sources.take().unwrap_or_default();
             let pending = cache.pending.get_or_insert_with(|| {
                 let on = |is: &[bool]| (0..is.len()).filter(|&i| is[i]).collect();
                 [on(env_static), on(slot_static), (0..*kept).collect()]
@@ -754,6 +853,105 @@ impl Model {
     fn diagnostic(&self, e: Error) -> Diagnostic {
         to_diagnostic(&self.files, e)
     }
+}
+
+/// The values of `names` on `env`, as words: the number of events, then
+/// per name whether it is static, its kind (set, relation, unknown) and
+/// its members.
+pub(crate) fn env_key(env: &dyn Environment, names: &[&str]) -> Vec<u64> {
+    let n = env.num_events();
+    let mut key = vec![n as u64];
+    for &name in names {
+        key.push(if env.is_static(name) { 4 } else { 0 });
+        if let Some(s) = env.set(name) {
+            key.push(1);
+            key.push(s.words().len() as u64);
+            key.extend_from_slice(s.words());
+        } else if let Some(r) = env.relation(name) {
+            key.push(2);
+            key.push(r.count() as u64);
+            key.extend(r.pairs().map(|(a, b)| (a * n + b) as u64));
+        } else {
+            key.push(3);
+        }
+    }
+    key
+}
+
+/// [`env_key`] up to a renumbering of the events, when `names` are sets
+/// and at most one equivalence relation (herd's `loc`): the multiset of
+/// the events' memberships, per class of the relation and outside it. A
+/// model's values do not depend on how the events are numbered (cat has
+/// no operation that reads an event's number), so environments with the
+/// same key give answers that are the same up to that renumbering.
+/// `None` for other values.
+fn canonical_env_key(env: &dyn Environment, names: &[&str]) -> Option<Vec<u64>> {
+    let n = env.num_events();
+    if names.len() > 60 {
+        return None;
+    }
+    let mut key = vec![u64::MAX];
+    let mut member = vec![0u64; n];
+    let mut equivalence = None;
+    for (k, &name) in names.iter().enumerate() {
+        key.push(if env.is_static(name) { 4 } else { 0 });
+        if let Some(s) = env.set(name) {
+            key.push(1);
+            for e in s.iter() {
+                member[e] |= 1 << k;
+            }
+        } else if let Some(r) = env.relation(name) {
+            if equivalence.is_some() {
+                return None;
+            }
+            key.push(2);
+            equivalence = Some(r);
+        } else {
+            key.push(3);
+        }
+    }
+    // Per class of the equivalence (and for the events outside it): the
+    // sorted memberships of its events; the classes sorted.
+    let mut classes: Vec<Vec<u64>> = Vec::new();
+    let mut outside: Vec<u64> = Vec::new();
+    let mut seen = vec![false; n];
+    for e in 0..n {
+        if seen[e] {
+            continue;
+        }
+        let Some(r) = &equivalence else {
+            outside.push(member[e]);
+            continue;
+        };
+        let class = r.successors(e);
+        if class.is_empty() {
+            if (0..n).any(|a| r.contains(a, e)) {
+                return None;
+            }
+            outside.push(member[e]);
+            continue;
+        }
+        // Reflexive, symmetric and transitive on the class.
+        if !class.contains(e) || class.iter().any(|b| seen[b] || r.successors(b) != class) {
+            return None;
+        }
+        let mut sigs: Vec<u64> = class.iter().map(|b| member[b]).collect();
+        for b in class.iter() {
+            seen[b] = true;
+        }
+        sigs.sort_unstable();
+        classes.push(sigs);
+    }
+    outside.sort_unstable();
+    classes.sort_unstable();
+    key.push(n as u64);
+    key.push(outside.len() as u64);
+    key.extend(outside);
+    for c in classes {
+        key.push(c.len() as u64);
+        key.extend(c);
+    }
+    Some(key)
 }
 
 fn to_diagnostic(files: &[(String, String)], e: Error) -> Diagnostic {

@@ -124,13 +124,22 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             )?;
             env_checked = true;
         }
+        // The native model's check of its `co` set evaluates the static
+        // definitions into the cache its candidates are then judged with.
+        let mut native_cache = None;
         let (model, pruner, prune) = match (&native, &native_pruner) {
-            (Some(m), Some(p)) if co_choices_are_engine_orders(&skel, m) => {
-                (*m, p, opts.prune && !opts.why)
+            (Some(m), Some(p)) => {
+                let mut c = m.new_cache();
+                if co_choices_are_engine_orders(&skel, m, &mut c, opts.lenient) {
+                    native_cache = Some(c);
+                    (*m, p, opts.prune && !opts.why)
+                } else {
+                    (model, &pruner, prune)
+                }
             }
             _ => (model, &pruner, prune),
         };
-        let mut cache = model.new_cache();
+        let mut cache = native_cache.unwrap_or_else(|| model.new_cache());
         cache.prune = prune;
         cache.deadline = deadline;
         // `with` orders count against the work budget like partial
@@ -229,38 +238,44 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
 /// init-first edges, order every pair of same-location writes one way,
 /// be acyclic and have no other edge; the members are distinct (a set), so
 /// as many of them as the engine has orders means the same set.
-fn co_choices_are_engine_orders(skel: &Skeleton, native: &Model) -> bool {
+fn co_choices_are_engine_orders(
+    skel: &Skeleton,
+    native: &Model,
+    cache: &mut crate::cat::StaticCache,
+    lenient: bool,
+) -> bool {
     let n = skel.len();
     let (rf, co, bar) = (Relation::new(n), Relation::new(n), Relation::new(n));
-    let env = CandidateEnv::new(skel, &rf, &co, &bar);
-    let Some(choices) = native.co_choices(&env) else {
-        return false;
-    };
-    let mut orders: u128 = 1;
-    let mut pairs = 0;
-    for ws in &skel.writes_by_loc {
-        for k in 2..=ws.len() as u128 {
-            orders = orders.saturating_mul(k);
+    let env = CandidateEnv::new(skel, &rf, &co, &bar).lenient(lenient);
+    // What is checked below depends on the writes, the initial writes and
+    // the locations only.
+    native.co_choices_accepted(&env, cache, &["W", "IW", "loc"], |choices| {
+        let mut orders: u128 = 1;
+        let mut pairs = 0;
+        for ws in &skel.writes_by_loc {
+            for k in 2..=ws.len() as u128 {
+                orders = orders.saturating_mul(k);
+            }
+            pairs += ws.len() * ws.len().saturating_sub(1) / 2;
         }
-        pairs += ws.len() * ws.len().saturating_sub(1) / 2;
-    }
-    if choices.len() as u128 != orders {
-        return false;
-    }
-    let base = base_coherence(skel);
-    let edges = base.count() + pairs;
-    choices.iter().all(|r| {
-        r.universe() == n
-            && r.count() == edges
-            && base.is_subset(r)
-            && skel.writes_by_loc.iter().all(|ws| {
-                ws.iter().enumerate().all(|(i, &a)| {
-                    ws[i + 1..]
-                        .iter()
-                        .all(|&b| r.contains(a, b) != r.contains(b, a))
+        if choices.len() as u128 != orders {
+            return false;
+        }
+        let base = base_coherence(skel);
+        let edges = base.count() + pairs;
+        choices.iter().all(|r| {
+            r.universe() == n
+                && r.count() == edges
+                && base.is_subset(r)
+                && skel.writes_by_loc.iter().all(|ws| {
+                    ws.iter().enumerate().all(|(i, &a)| {
+                        ws[i + 1..]
+                            .iter()
+                            .all(|&b| r.contains(a, b) != r.contains(b, a))
+                    })
                 })
-            })
-            && r.is_acyclic()
+                && r.is_acyclic()
+        })
     })
 }
 

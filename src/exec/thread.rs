@@ -282,6 +282,13 @@ pub fn explore(
     num_locs: usize,
     limits: PathLimits,
 ) -> Result<ThreadPaths, Diagnostic> {
+    // The walks refuse only trees over the path limit; a thread without
+    // backward jumps holds at most the product of its instructions'
+    // branchings (each runs at most once on a path), so one whose product
+    // is within the limit is enumerated at once, as the walks would let it.
+    if paths_bound(thread, num_locs) <= limits.max_paths as f64 {
+        return enumerate(file, thread, num_locs, limits, None).map(|(paths, _)| paths);
+    }
     let walk_limits = PathLimits {
         deadline: None,
         project: None,
@@ -309,6 +316,38 @@ pub fn explore(
         ));
     }
     enumerate(file, thread, num_locs, limits, None).map(|(paths, _)| paths)
+}
+
+/// An upper bound on the number of paths of `thread`, or infinity when it
+/// jumps backwards (a loop's paths depend on the unroll bound): the product
+/// of the most successors each instruction can have: 2 for a conditional
+/// branch, the number of locations for an access (its address may be a
+/// register), twice that for a read-modify-write (it may fail).
+fn paths_bound(thread: &Thread, num_locs: usize) -> f64 {
+    let label_at = |target: &str| {
+        thread
+            .code
+            .iter()
+            .rposition(|i| matches!(&i.kind, InstrKind::Label(l) if l == target))
+    };
+    let locs = num_locs.max(1) as f64;
+    let mut bound = 1f64;
+    for (pc, ins) in thread.code.iter().enumerate() {
+        match &ins.kind {
+            InstrKind::Goto { target } | InstrKind::Branch { target, .. } => {
+                if label_at(target).is_none_or(|to| to <= pc) {
+                    return f64::INFINITY;
+                }
+                if matches!(ins.kind, InstrKind::Branch { .. }) {
+                    bound *= 2.0;
+                }
+            }
+            InstrKind::Load { .. } | InstrKind::Store { .. } => bound *= locs,
+            InstrKind::Rmw { .. } => bound *= 2.0 * locs,
+            _ => {}
+        }
+    }
+    bound
 }
 
 /// Enumerates the paths of `thread` depth-first; with `walk`, follows one

@@ -233,3 +233,164 @@ impl Program {
         }
     }
 }
+
+impl Program {
+    /// The environment names (by index) the value of slot `slot` can read,
+    /// through the definitions, functions and closures it uses; `None` when
+    /// it reads the environment in a way not named here (bell tags,
+    /// `tag2events`, `tag2scope`) or depends on a `with` choice. Two
+    /// environments that agree on every name returned give the slot the
+    /// same value.
+    pub fn slot_inputs(&self, slot: usize) -> Option<Vec<usize>> {
+        let mut w = Walk::new(self);
+        w.slot(slot)?;
+        Some(w.names())
+    }
+
+    /// [`Program::slot_inputs`] for an expression outside any function.
+    pub fn expr_inputs(&self, e: &CExpr) -> Option<Vec<usize>> {
+        let mut w = Walk::new(self);
+        w.expr(e)?;
+        Some(w.names())
+    }
+}
+
+/// The walk of [`Program::slot_inputs`]: the names, slots, functions and
+/// closures met so far.
+struct Walk<'p> {
+    prog: &'p Program,
+    names: Vec<bool>,
+    slots: Vec<bool>,
+    funcs: Vec<bool>,
+    lambdas: Vec<bool>,
+}
+impl Walk<'_> {
+    fn slot(&mut self, i: usize) -> Option<()> {
+        if std::mem::replace(&mut self.slots[i], true) {
+            return Some(());
+        }
+        match &self.prog.slots[i].def {
+            SlotDef::Expr(e) => self.expr(e),
+            SlotDef::Rec(g) => {
+                for (s, e, _) in &self.prog.groups[*g].members {
+                    self.slots[*s] = true;
+                    self.expr(e)?;
+                }
+                Some(())
+            }
+            SlotDef::WithVar => None,
+        }
+    }
+    fn lambda(&mut self, l: usize) -> Option<()> {
+        if std::mem::replace(&mut self.lambdas[l], true) {
+            return Some(());
+        }
+        self.expr(&self.prog.lambdas[l].body)
+    }
+    fn func(&mut self, f: usize) -> Option<()> {
+        if std::mem::replace(&mut self.funcs[f], true) {
+            return Some(());
+        }
+        self.expr(&self.prog.funcs[f].body)
+    }
+    /// The names a built-in reads besides its arguments.
+    fn prim(&mut self, p: Prim) -> Option<()> {
+        match p {
+            Prim::TagToEvents | Prim::TagToScope => return None,
+            Prim::Partition => self.names[self.prog.loc_env?] = true,
+            Prim::FenceRel => {
+                let po = self.prog.env_names.iter().position(|n| n.name == "po")?;
+                self.names[po] = true;
+            }
+            Prim::Domain
+            | Prim::Range
+            | Prim::Linearisations
+            | Prim::PageTableStores
+            | Prim::SameOutputAddress => {}
+        }
+        Some(())
+    }
+    fn all(&mut self, xs: &[CExpr]) -> Option<()> {
+        xs.iter().try_for_each(|x| self.expr(x))
+    }
+    fn expr(&mut self, e: &CExpr) -> Option<()> {
+        match &e.node {
+            Node::EmptyRel | Node::Universe | Node::Local(_) | Node::Tag(_) | Node::Fail(_) => {
+                Some(())
+            }
+            Node::BellSet(_) => None,
+            Node::PrimRef(p) => self.prim(*p),
+            Node::Env(i) => {
+                self.names[*i] = true;
+                Some(())
+            }
+            Node::Slot(i) => self.slot(*i),
+            Node::Unary(_, a) | Node::Domain(a) | Node::Range(a) | Node::Proj(a, _, _) => {
+                self.expr(a)
+            }
+            Node::FenceRel(a, po) => {
+                self.names[*po] = true;
+                self.expr(a)
+            }
+            Node::Binary(_, _, a, b) | Node::Apply(a, b) | Node::Try(a, b) => {
+                self.expr(a)?;
+                self.expr(b)
+            }
+            Node::Call(f, args) => {
+                self.all(args)?;
+                self.func(*f)
+            }
+            Node::FuncRef(f) => self.func(*f),
+            Node::PrimCall(p, args) => {
+                self.prim(*p)?;
+                self.all(args)
+            }
+            Node::Lambda(l) => self.lambda(*l),
+            Node::Tuple(xs) | Node::ExplicitSet(xs) => self.all(xs),
+            Node::LetIn(vals, body) => {
+                self.all(vals)?;
+                self.expr(body)
+            }
+            Node::LetRec(lams, body) => {
+                for &l in lams.iter() {
+                    self.lambda(l)?;
+                }
+                self.expr(body)
+            }
+            Node::LetRecVals(g, body) => {
+                for (m, _) in &g.members {
+                    self.expr(m)?;
+                }
+                self.expr(body)
+            }
+            Node::MatchSet(a, b, c) => {
+                self.expr(a)?;
+                self.expr(b)?;
+                self.expr(c)
+            }
+            Node::MatchTag(a, cases, d) => {
+                self.expr(a)?;
+                for (_, x) in cases {
+                    self.expr(x)?;
+                }
+                d.as_deref().map_or(Some(()), |d| self.expr(d))
+            }
+        }
+    }
+}
+
+impl<'p> Walk<'p> {
+    fn new(prog: &'p Program) -> Self {
+        Walk {
+            prog,
+            names: vec![false; prog.env_names.len()],
+            slots: vec![false; prog.slots.len()],
+            funcs: vec![false; prog.funcs.len()],
+            lambdas: vec![false; prog.lambdas.len()],
+        }
+    }
+
+    fn names(&self) -> Vec<usize> {
+        (0..self.names.len()).filter(|&i| self.names[i]).collect()
+    }
+}

@@ -160,20 +160,7 @@ impl Program {
                     }
                     continue;
                 }
-                CStmt::WithFrom(w) => {
-                    let choices = match self.eval(&w.expr, st, &[])?.into_owned() {
-                        Value::Empty => Vec::new(),
-                        Value::ValSet(vs) => vs.as_ref().clone(),
-                        other => {
-                            return Err(type_error(
-                                w.expr.loc,
-                                "'with ... from' expects a set of values",
-                                other.kind(),
-                            ));
-                        }
-                    };
-                    (w.slot, choices, &w.label)
-                }
+                CStmt::WithFrom(w) => (w.slot, self.with_from_set(w, st)?, &w.label),
                 CStmt::With(w) => {
                     let (set, rel) = self.with_operands(w, st)?;
                     let choices = match super::super::func::linearisations(&set, &rel) {
@@ -227,18 +214,7 @@ impl Program {
         want_failure: bool,
         explain: bool,
     ) -> Res<Verdict> {
-        let v = self.eval(&w.expr, st, &[])?.into_owned();
-        let choices: Vec<Value> = match v {
-            Value::Empty => Vec::new(),
-            Value::ValSet(vs) => vs.as_ref().clone(),
-            other => {
-                return Err(type_error(
-                    w.expr.loc,
-                    "'with ... from' expects a set of values",
-                    other.kind(),
-                ));
-            }
-        };
+        let choices = self.with_from_set(w, st)?;
         let flags_len = flags.len();
         let mut first_failure: Option<Option<Failure>> = None;
         for choice in choices {
@@ -275,6 +251,42 @@ impl Program {
                 path: Vec::new(),
             }),
         }))
+    }
+
+    /// The members of the set `w` chooses from, kept across evaluations
+    /// when `st` carries [`WithSources`].
+    fn with_from_set(&self, w: &CWithFrom, st: &mut State<'_>) -> Res<Vec<Value>> {
+        let Some(mut kept) = st.with_sources.take() else {
+            return self.with_from_members(w, st);
+        };
+        let key = kept.key(self, w, st);
+        let res = match key.as_ref().and_then(|k| kept.values.get(k)) {
+            Some(v) => Ok(v.clone()),
+            None => {
+                let res = self.with_from_members(w, st);
+                if let (Ok(v), Some(k)) = (&res, key) {
+                    if kept.values.len() >= WITH_SOURCES_LIMIT {
+                        kept.values.clear();
+                    }
+                    kept.values.insert(k, v.clone());
+                }
+                res
+            }
+        };
+        st.with_sources = Some(kept);
+        res
+    }
+
+    fn with_from_members(&self, w: &CWithFrom, st: &mut State<'_>) -> Res<Vec<Value>> {
+        match self.eval(&w.expr, st, &[])?.into_owned() {
+            Value::Empty => Ok(Vec::new()),
+            Value::ValSet(vs) => Ok(vs.as_ref().clone()),
+            other => Err(type_error(
+                w.expr.loc,
+                "'with ... from' expects a set of values",
+                other.kind(),
+            )),
+        }
     }
 
     /// Whether check `c` holds on `st` (flags and failures dropped); used on
