@@ -1097,4 +1097,6 @@ fn bell_sets(stmts: Vec<Stmt>) -> Vec<Stmt> {
 }
 
 #[cfg(test)]
+mod memo_tests;
+#[cfg(test)]
 mod tests;

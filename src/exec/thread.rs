@@ -916,4 +916,35 @@ mod tests {
             assert_eq!(p.cut, 1, "unroll {unroll}");
         }
     }
+
+    #[test]
+    fn loop_free_threads_are_bounded_by_their_branchings() {
+        let t = parse_str(
+            "t.litmus",
+            "PTX t\n{ x=0; y=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\n beq r0, 0, L ;\n st.weak y, 1 ;\n L: ;\n beq r0, 1, M ;\n st.weak y, 2 ;\n M: ;\nexists (y=1)\n",
+        )
+        .expect("parses");
+        // Two branches and three accesses over two locations.
+        assert_eq!(paths_bound(&t.threads[0], t.locations.len()), 4.0 * 8.0);
+        let looped = parse_str(
+            "t.litmus",
+            "PTX t\n{ x=0; }\n P0@cta 0,gpu 0 ;\n L: ;\n ld.weak r0, x ;\n beq r0, 0, L ;\nexists (x=0)\n",
+        )
+        .expect("parses");
+        assert_eq!(
+            paths_bound(&looped.threads[0], looped.locations.len()),
+            f64::INFINITY
+        );
+        // The bound skips the walks, not the limit: a loop-free thread over
+        // the limit is still refused by its enumeration.
+        let limits = PathLimits {
+            unroll: 2,
+            max_paths: 1,
+            project: None,
+            max_events: 100,
+            deadline: None,
+        };
+        let e = explore("t.litmus", &t.threads[0], t.locations.len(), limits).unwrap_err();
+        assert!(e.message.contains("control-flow paths"), "{}", e.message);
+    }
 }
