@@ -65,24 +65,44 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// A model being loaded or loaded (or the error that loading it gave).
+type Loading = Arc<std::sync::OnceLock<Result<Arc<Model>, String>>>;
+
 /// Parsed models, shared between worker threads.
 #[derive(Default)]
 pub struct ModelCache {
-    models: Mutex<HashMap<String, Arc<Model>>>,
+    models: Mutex<HashMap<String, Loading>>,
 }
 
 impl ModelCache {
-    /// The model named `spec` (built-in or path), parsed once.
+    /// The model named `spec` (built-in or path), parsed once: workers
+    /// asking for it while it is parsed wait for that parse rather than
+    /// parse it again.
     pub fn get(&self, spec: &str) -> Result<Arc<Model>, String> {
-        if let Some(m) = self.models.lock().map_err(|e| e.to_string())?.get(spec) {
-            return Ok(m.clone());
-        }
-        let m = Arc::new(crate::models::load(spec).map_err(|d| d.render())?);
-        self.models
+        let slot = self
+            .models
             .lock()
             .map_err(|e| e.to_string())?
-            .insert(spec.to_string(), m.clone());
-        Ok(m)
+            .entry(spec.to_string())
+            .or_default()
+            .clone();
+        let loaded = slot
+            .get_or_init(|| {
+                crate::models::load(spec)
+                    .map(Arc::new)
+                    .map_err(|d| d.render())
+            })
+            .clone();
+        if loaded.is_err() {
+            // Not kept: a later call tries again (a server outlives a
+            // missing file).
+            if let Ok(mut models) = self.models.lock()
+                && models.get(spec).is_some_and(|s| Arc::ptr_eq(s, &slot))
+            {
+                models.remove(spec);
+            }
+        }
+        loaded
     }
 
     /// The judge `spec` names: an operational machine, or a cat model
@@ -228,4 +248,25 @@ pub fn check_named(
         .judge(model)
         .map_err(CheckError::Limit)?
         .check(test, opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_share_one_parse_and_errors_are_not_kept() {
+        let cache = ModelCache::default();
+        let models: Vec<Arc<Model>> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4).map(|_| s.spawn(|| cache.get("ptx6"))).collect();
+            hs.into_iter()
+                .map(|h| h.join().expect("joins").expect("loads"))
+                .collect()
+        });
+        assert!(models.iter().all(|m| Arc::ptr_eq(m, &models[0])));
+        let missing = "/nonexistent/litmix-model.cat";
+        assert!(cache.get(missing).is_err());
+        assert!(!cache.models.lock().expect("lock").contains_key(missing));
+        assert!(cache.models.lock().expect("lock").contains_key("ptx6"));
+    }
 }

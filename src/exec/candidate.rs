@@ -276,14 +276,26 @@ impl<'a> Skeleton<'a> {
         }
         // Per level, which threads share an instance (decided once per pair
         // of threads, not per pair of events); init writes are in every one.
+        // Levels that group the threads alike (every level no thread is
+        // placed in) share one relation.
         let nthreads = paths.len();
         let inits: Vec<usize> = (0..n).filter(|&e| events[e].thread.is_none()).collect();
+        let mut built: Vec<(Vec<bool>, &'a str)> = Vec::new();
         for level in levels {
+            let shared: Vec<bool> = (0..nthreads * nthreads)
+                .map(|k| same_thread_instance(test, k / nthreads, k % nthreads, level))
+                .collect();
+            if let Some((_, like)) = built.iter().find(|(s, _)| *s == shared)
+                && let Some(r) = rels.get(like).cloned()
+            {
+                rels.insert(level, r);
+                continue;
+            }
             let mut r = Relation::new(n);
             for ta in 0..nthreads {
                 let a_events = base[ta]..base[ta] + paths[ta].events.len();
                 for tb in 0..nthreads {
-                    if !same_thread_instance(test, ta, tb, level) {
+                    if !shared[ta * nthreads + tb] {
                         continue;
                     }
                     for a in a_events.clone() {
@@ -300,6 +312,7 @@ impl<'a> Skeleton<'a> {
                 }
             }
             rels.insert(level, r);
+            built.push((shared, level));
         }
         Skeleton {
             test,
