@@ -33,6 +33,20 @@ fn summary(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(stdout(&o).trim()).expect("one JSON line")
 }
 
+/// `compare --distinguish A B --arch ARCH --events N`.
+fn distinguish<'a>(a: &'a str, b: &'a str, arch: &'a str, events: &'a str) -> Vec<&'a str> {
+    vec![
+        "compare",
+        "--distinguish",
+        a,
+        b,
+        "--arch",
+        arch,
+        "--events",
+        events,
+    ]
+}
+
 fn names(s: &serde_json::Value) -> Vec<String> {
     let mut v: Vec<String> = s["tests"]
         .as_array()
@@ -87,17 +101,8 @@ fn lustig_ten_tso_tests_at_four_events() {
 
 #[test]
 fn sc_and_tso_differ_by_sb_and_r_at_four_events() {
-    let o = litmix(&[
-        "compare",
-        "--distinguish",
-        "sc",
-        "x86tso",
-        "--arch",
-        "X86",
-        "--events",
-        "4",
-        "--json",
-    ]);
+    let base = distinguish("sc", "x86tso", "X86", "4");
+    let o = litmix(&[&base[..], &["--json"]].concat());
     assert!(o.status.success());
     let s: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(names(&s), vec!["R".to_string(), "SB".to_string()]);
@@ -105,33 +110,18 @@ fn sc_and_tso_differ_by_sb_and_r_at_four_events() {
         assert_eq!(t["allowed_by"], "x86tso");
     }
     // --expect equal fails, --expect subset (sc's outcomes within tso's) holds.
-    let base = [
-        "compare",
-        "--distinguish",
-        "sc",
-        "x86tso",
-        "--arch",
-        "X86",
-        "--events",
-        "4",
-    ];
     let eq = litmix(&[&base[..], &["--expect", "equal"]].concat());
     assert_eq!(eq.status.code(), Some(1));
     let sub = litmix(&[&base[..], &["--expect", "subset"]].concat());
     assert_eq!(sub.status.code(), Some(0), "{}", stdout(&sub));
     // A model against itself: the bounded claim.
-    let same = litmix(&[
-        "compare",
-        "--distinguish",
-        "x86tso",
-        "x86tso",
-        "--arch",
-        "X86",
-        "--events",
-        "3",
-        "--expect",
-        "equal",
-    ]);
+    let same = litmix(
+        &[
+            &distinguish("x86tso", "x86tso", "X86", "3")[..],
+            &["--expect", "equal"],
+        ]
+        .concat(),
+    );
     assert!(same.status.success());
     assert!(
         stdout(&same).contains("x86tso and x86tso agree on all"),
@@ -248,17 +238,7 @@ fn cuts_lose_nothing() {
 
 #[test]
 fn distinguishing_cuts_lose_nothing_on_ptx() {
-    let args = [
-        "compare",
-        "--distinguish",
-        "sc",
-        "ptx6",
-        "--arch",
-        "PTX",
-        "--events",
-        "3",
-        "--json",
-    ];
+    let args = [&distinguish("sc", "ptx6", "PTX", "3")[..], &["--json"]].concat();
     let cut = summary(&args);
     let plain = summary(&[&args[..], &["--no-prune"]].concat());
     // Four minimal tests (weak CoRR, an RMW beside a weak store, ...),
@@ -335,17 +315,7 @@ fn bad_input_is_a_clear_error() {
 /// way (seed 000 §5.1: the operational model is at least as strong).
 #[test]
 fn lostpop_is_never_weaker_than_ptx6_at_three_events() {
-    let s = summary(&[
-        "compare",
-        "--distinguish",
-        "lostpop",
-        "ptx6",
-        "--arch",
-        "PTX",
-        "--events",
-        "3",
-        "--json",
-    ]);
+    let s = summary(&[&distinguish("lostpop", "ptx6", "PTX", "3")[..], &["--json"]].concat());
     let tests = s["tests"].as_array().unwrap();
     let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["Wx+Ux", "CoRR", "CoRW", "CoWR"]);
@@ -373,17 +343,7 @@ fn include_dirs_and_variants_reach_the_search() {
     .unwrap();
     let m = model.display().to_string();
     let l = lib.display().to_string();
-    let base = [
-        "compare",
-        "--distinguish",
-        "sc",
-        &m,
-        "--arch",
-        "X86",
-        "--events",
-        "4",
-        "--json",
-    ];
+    let base = [&distinguish("sc", &m, "X86", "4")[..], &["--json"]].concat();
     // Without the variant the model is empty: SB and friends distinguish.
     let loose = summary(&[&base[..], &["-I", &l]].concat());
     assert!(names(&loose).contains(&"SB".to_string()), "{loose}");

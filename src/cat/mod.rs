@@ -534,16 +534,11 @@ impl Model {
         cache: &mut StaticCache,
     ) -> Option<Vec<Relation>> {
         let slot = self.program.co_choices?;
-        let statics = match cache.statics.take() {
-            Some(s) => s,
-            None => self.static_parts(env),
-        };
-        let slot_static = statics.1[slot];
-        cache.statics = Some(statics);
-        if !slot_static {
-            return None;
-        }
         self.with_static_cache(env, cache, |program, st| {
+            // `keep` marks the static slots.
+            if !st.keep.get(slot).copied().unwrap_or(false) {
+                return None;
+            }
             match program.slot_value(slot, st).ok()? {
                 eval::Value::Empty => Some(Vec::new()),
                 eval::Value::ValSet(vs) => vs
