@@ -238,6 +238,34 @@ fn expressions_and_control_flow() {
     );
 }
 
+/// `goto` and labels: jumps forward and backward, `if (c) goto L;` as one
+/// conditional branch, and herd's barrier labels still accepted.
+#[test]
+fn goto_and_labels() {
+    assert_eq!(
+        single("int r = 0; goto skip; r = 1; skip: r = r + 10;", "r"),
+        10
+    );
+    assert_eq!(single("int r = 0; top: r++; if (r < 2) goto top;", "r"), 2);
+    assert_eq!(
+        single("int r = *y; if (r == 5) goto five; r = 0; five: ;", "r"),
+        5
+    );
+    let t = parse(
+        "C t\n{}\nP0 (int* x) {\n  int r = *x;\n  if (r == 1) goto L;\n  *x = 2;\n  L: ;\n}\nexists (0:r=0)\n",
+    );
+    let kinds: Vec<&InstrKind> = t.threads[0].code.iter().map(|i| &i.kind).collect();
+    assert_eq!(kinds.len(), 4, "{kinds:?}");
+    assert!(
+        matches!(kinds[1], InstrKind::Branch { target, .. } if target == "L"),
+        "{kinds:?}"
+    );
+    assert!(
+        matches!(kinds[3], InstrKind::Label(l) if l == "L"),
+        "{kinds:?}"
+    );
+}
+
 #[test]
 fn arrays() {
     let run = |body: &str| -> Vec<String> {
@@ -312,9 +340,19 @@ fn diagnostics_point_at_the_problem() {
     let e = err("C t\n{}\nP0 (int* x) {\n  int r = *x / 2;\n}\nexists (0:r=0)\n");
     assert!(e.contains("t.litmus:4:14"), "{e}");
     assert!(e.contains("unsupported operator '/'"), "{e}");
-    let e = err("C t\n{}\nP0 (int* x) {\n  goto L;\n}\nexists (0:r=0)\n");
+    let e = err("C t\n{}\nP0 (int* x) {\n  return;\n}\nexists (0:r=0)\n");
     assert!(
-        e.contains("4:3") && e.contains("unsupported statement 'goto'"),
+        e.contains("4:3") && e.contains("unsupported statement 'return'"),
+        "{e}"
+    );
+    let e = err("C t\n{}\nP0 (int* x) {\n  int r = 0;\n  goto out;\n}\nexists (0:r=0)\n");
+    assert!(
+        e.contains("5:3") && e.contains("no label 'out' in this thread"),
+        "{e}"
+    );
+    let e = err("C t\n{}\nP0 (int* x) {\n  L: *x = 1;\n  L: *x = 2;\n}\nexists (0:r=0)\n");
+    assert!(
+        e.contains("5:3") && e.contains("label 'L' is defined twice (first at 4:3)"),
         "{e}"
     );
     let e = err("C t\n{}\nP0 (int* x) {\n  foo(x);\n}\nexists (0:r=0)\n");

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use litmix::ir::{Test, Value};
+use litmix::ir::{Address, InstrKind, Operand, Prop, RmwOp, Term, Test, Value};
 use litmix::litmus::print::print_test;
 use litmix::litmus::{parse_file_all, parse_str};
 
@@ -161,3 +161,274 @@ fn every_x86_and_ptx_oracle_test_prints_and_parses_back_the_same() {
             .join("\n\n")
     );
 }
+
+/// Registers the test does not name (temporaries, locals the condition
+/// leaves out) and labels renamed in order of first mention, per thread:
+/// the C printer names temporaries and labels afresh.
+fn alpha_normalised(t: &Test) -> Test {
+    use std::collections::{HashMap, HashSet};
+    let mut t = normalised(t);
+    let mut named: HashSet<(usize, String)> = HashSet::new();
+    let mut terms = t.observed.clone();
+    collect_terms(&t.condition.prop, &mut terms);
+    for term in terms {
+        if let Term::Reg { thread, reg } = term {
+            named.insert((thread, reg));
+        }
+    }
+    for th in &mut t.threads {
+        let keep: HashSet<String> = th
+            .reg_init
+            .iter()
+            .map(|(r, _)| r.clone())
+            .chain(
+                named
+                    .iter()
+                    .filter(|(n, _)| *n == th.id)
+                    .map(|(_, r)| r.clone()),
+            )
+            .collect();
+        let mut regs: HashMap<String, String> = HashMap::new();
+        let mut labels: HashMap<String, String> = HashMap::new();
+        let mut reg = |r: &mut String| {
+            if !keep.contains(r) {
+                let n = regs.len();
+                *r = regs.entry(r.clone()).or_insert(format!("%r{n}")).clone();
+            }
+        };
+        let mut label = |l: &mut String| {
+            let n = labels.len();
+            *l = labels.entry(l.clone()).or_insert(format!("%l{n}")).clone();
+        };
+        for i in &mut th.code {
+            rename(&mut i.kind, &mut reg, &mut label);
+        }
+    }
+    t
+}
+
+fn collect_terms(p: &Prop, out: &mut Vec<Term>) {
+    match p {
+        Prop::Cmp(_, a, b) => out.extend([a.clone(), b.clone()]),
+        Prop::Not(a) => collect_terms(a, out),
+        Prop::And(a, b) | Prop::Or(a, b) => {
+            collect_terms(a, out);
+            collect_terms(b, out);
+        }
+        Prop::True | Prop::False => {}
+    }
+}
+
+/// Applies `reg` to every register of `k` (in operand order) and `label`
+/// to its label.
+fn rename(k: &mut InstrKind, reg: &mut dyn FnMut(&mut String), label: &mut dyn FnMut(&mut String)) {
+    let op = |o: &mut Operand, reg: &mut dyn FnMut(&mut String)| {
+        if let Operand::Reg(r) = o {
+            reg(r);
+        }
+    };
+    let addr = |a: &mut Address, reg: &mut dyn FnMut(&mut String)| {
+        if let Address::Reg(r) = a {
+            reg(r);
+        }
+    };
+    match k {
+        InstrKind::Load { dst, addr: a } => {
+            reg(dst);
+            addr(a, reg);
+        }
+        InstrKind::Store { addr: a, src } => {
+            addr(a, reg);
+            op(src, reg);
+        }
+        InstrKind::Rmw {
+            dst,
+            addr: a,
+            op: o,
+        } => {
+            if let Some(d) = dst {
+                reg(d);
+            }
+            addr(a, reg);
+            match o {
+                RmwOp::Bin(_, v) | RmwOp::Exch(v) | RmwOp::Inc(v) | RmwOp::Dec(v) => op(v, reg),
+                RmwOp::Cas { expected, new } => {
+                    op(expected, reg);
+                    op(new, reg);
+                }
+            }
+        }
+        InstrKind::Barrier { id, count, .. } => {
+            op(id, reg);
+            if let Some(c) = count {
+                op(c, reg);
+            }
+        }
+        InstrKind::Mov { dst, src } => {
+            reg(dst);
+            op(src, reg);
+        }
+        InstrKind::Op { dst, a, b, .. } => {
+            reg(dst);
+            op(a, reg);
+            op(b, reg);
+        }
+        InstrKind::Branch { a, b, target, .. } => {
+            op(a, reg);
+            op(b, reg);
+            label(target);
+        }
+        InstrKind::Goto { target } | InstrKind::Label(target) => label(target),
+        InstrKind::Fence => {}
+    }
+}
+
+#[test]
+fn every_c_and_opencl_test_prints_and_parses_back_the_same() {
+    let mut files = Vec::new();
+    if let Some(dir) = oracles() {
+        walk(&dir, &mut files);
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    walk(&root.join("examples"), &mut files);
+    walk(&root.join("tests"), &mut files);
+    if let Ok(extra) = std::env::var("LITMIX_PRINT_C_DIR") {
+        walk(Path::new(&extra), &mut files);
+    }
+    let (mut c, mut opencl, mut structured) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for f in &files {
+        for parsed in parse_file_all(f) {
+            let Ok(t) = parsed else { continue };
+            if t.arch == "C" {
+                c += 1;
+            } else if t.arch == "OpenCL" {
+                opencl += 1;
+            } else {
+                continue;
+            }
+            let text = match print_test(&t) {
+                Ok(s) => s,
+                Err(e) => {
+                    failures.push(format!("{}: not printed: {e}", f.display()));
+                    continue;
+                }
+            };
+            if !text.contains("goto") {
+                structured += 1;
+            }
+            match parse_str(&t.name, &text) {
+                Err(d) => failures.push(format!(
+                    "{}: printed text does not parse:\n{}\n{text}",
+                    f.display(),
+                    d.render()
+                )),
+                Ok(back) => {
+                    let (a, b) = (alpha_normalised(&t), alpha_normalised(&back));
+                    if a != b {
+                        failures.push(format!(
+                            "{}: the reparsed IR differs: {}\n{text}",
+                            f.display(),
+                            first_difference(&a, &b)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "{} tests: {c} C, {opencl} OpenCL, {structured} without goto",
+        c + opencl
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} tests fail the round trip:\n{}",
+        failures.len(),
+        c + opencl,
+        failures
+            .iter()
+            .take(12)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
+    assert!(c >= 80 && opencl >= 60, "{c} C, {opencl} OpenCL tests only");
+}
+
+/// The C printer on one test with every construct it rebuilds: nested
+/// conditions, `if ... else`, a spin loop with its load folded into the
+/// condition, `do ... while` with `||`, a compare-exchange with scope and
+/// remote flag, an array indexed by a register, an RMW whose result is
+/// unused, OpenCL fences and barriers, placements, and jumps that do not
+/// nest (left as `goto`). The text is compared whole, then parsed back.
+#[test]
+fn c_printer_rebuilds_statements() {
+    let src = SHAPES_SRC;
+    let t = parse_str("shapes", src).unwrap();
+    let text = print_test(&t).unwrap();
+    assert_eq!(text, SHAPES_PRINTED, "printed:\n{text}");
+    let back = parse_str("shapes", &text).unwrap();
+    assert_eq!(alpha_normalised(&t), alpha_normalised(&back));
+    // A C test that uses what C cannot print is refused, not misprinted.
+    let mut bad = t.clone();
+    bad.threads[0].code[0].tags.push("ODD".into());
+    let e = print_test(&bad).unwrap_err();
+    assert!(e.contains("cannot be written in C"), "{e}");
+}
+
+const SHAPES_SRC: &str = r#"OpenCL shapes
+{ int a[2] = {0, 0}; [x]=0; [y]=0; 0:k=1; }
+P0@wg 0, dev 0 (global atomic_int* x, local volatile int* y, global int* a) {
+  int r = atomic_load_explicit(x, memory_order_acquire, memory_scope_work_group);
+  if (r == 1 && *y != 2) { *y = 3; } else { atomic_store(x, 4); }
+  while (atomic_load_explicit(x, memory_order_relaxed) == 0) { }
+  do { r = r + 1; } while (r < 3 || r == 7);
+  int e = 0;
+  int ok = atomic_compare_exchange_weak_explicit(x, &e, 5, memory_order_acq_rel, memory_order_acquire, memory_scope_device, remote);
+  int v = *(a + k);
+  atomic_fetch_add(x, 1);
+  atomic_work_item_fence(CLK_LOCAL_MEM_FENCE, memory_order_release, memory_scope_work_group);
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  top: r++;
+  if (r == 5) goto done;
+  if (r < 3) goto top;
+  done: v = -r;
+}
+P1@dev 1 (global atomic_int* x) {
+  atomic_thread_fence(memory_order_seq_cst, memory_scope_all_svm_devices);
+}
+exists (0:r=1 /\ x=5)
+"#;
+
+const SHAPES_PRINTED: &str = r#"OpenCL shapes
+{ int a[2] = {0, 0}; x=0; y=0; P0:k=1; }
+P0 (global atomic_int* x, local volatile int* y, global int* a) {
+  int r, e, ok, k, v;
+  r = atomic_load_explicit(x, memory_order_acquire, memory_scope_work_group);
+  if (r == 1 && *y != 2) {
+    *y = 3;
+  } else {
+    atomic_store_explicit(x, 4, memory_order_seq_cst);
+  }
+  while (atomic_load_explicit(x, memory_order_relaxed) == 0) {}
+  do {
+    r = r + 1;
+  } while (r < 3 || r == 7);
+  e = 0;
+  ok = atomic_compare_exchange_strong_explicit(x, &e, 5, memory_order_acq_rel, memory_order_acquire, memory_scope_device, remote);
+  v = *(a + k);
+  atomic_fetch_add_explicit(x, 1, memory_order_seq_cst);
+  atomic_work_item_fence(CLK_LOCAL_MEM_FENCE, memory_order_release, memory_scope_work_group);
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  L0: ;
+  r = r + 1;
+  if (r == 5) goto L1;
+  if (r < 3) goto L0;
+  L1: ;
+  v = 0 - r;
+}
+P1@dev 1 (global atomic_int* x) {
+  atomic_thread_fence(memory_order_seq_cst, memory_scope_all_svm_devices);
+}
+exists (0:r=1 /\ x=5)
+"#;

@@ -36,6 +36,7 @@ pub mod dialect;
 pub mod lexer;
 pub mod nvlitmus;
 pub mod print;
+mod print_c;
 pub mod ptx;
 pub mod rsp;
 pub mod table;

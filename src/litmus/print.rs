@@ -9,9 +9,9 @@
 //! as `fence.sc.gpu`, `LOCK INC [x]` as `LOCK ADD [x],$1`, since both parse
 //! to the same IR.
 //!
-//! C and OpenCL tests are not printed here: their IR is lowered code
-//! (branches to labels, temporaries) that the C front end does not accept
-//! back. Synthesised C tests have their own printer ([`crate::synth::print`]).
+//! C and OpenCL tests are printed by [`super::print_c`], which rebuilds
+//! statements from their lowered code. Synthesised tests have their own
+//! printer ([`crate::synth::print`]).
 
 use crate::ir::text::{PropStyle, prop_text, quantifier_text};
 use crate::ir::{
@@ -23,9 +23,12 @@ use std::fmt::Write as _;
 /// `test` as litmus text, or why it cannot be printed.
 pub fn print_test(test: &Test) -> Result<String, String> {
     let compound = test.arch == super::compound::ARCH;
+    if test.arch.eq_ignore_ascii_case("C") || test.arch.eq_ignore_ascii_case("OpenCL") {
+        return super::print_c::print_c(test);
+    }
     if !compound && test.arch != "X86" && test.arch != "PTX" {
         return Err(format!(
-            "no printer for {} tests (X86, PTX and X86+PTX only)",
+            "no printer for {} tests (X86, PTX, X86+PTX, C and OpenCL only)",
             test.arch
         ));
     }
@@ -103,7 +106,7 @@ fn proxy_name(p: Proxy) -> &'static str {
 }
 
 /// An init value: a number, or `&x` for an address.
-fn value(test: &Test, v: Value) -> String {
+pub(super) fn value(test: &Test, v: Value) -> String {
     match v {
         Value::Int(i) => i.to_string(),
         Value::Addr(l) => format!("&{}", test.locations[l].name),
@@ -157,7 +160,7 @@ fn table(heads: &[String], cols: &[Vec<String>]) -> String {
 }
 
 /// A condition term: `1:r0`, `x`, a number or `&x`.
-fn term(test: &Test, t: &Term) -> Result<String, String> {
+pub(super) fn term(test: &Test, t: &Term) -> Result<String, String> {
     Ok(match t {
         Term::Reg { thread, reg } => format!("{thread}:{reg}"),
         Term::Loc(l) => test.locations[*l].name.clone(),

@@ -482,7 +482,12 @@ pub fn compile(m: &Mapping, src: &Test) -> Result<Compiled, Diagnostic> {
     })
 }
 
-/// A C front-end label (`%L0`) as a target label (`L0`).
+/// A C front-end label as a target label: a generated one (`%L0`) as
+/// `L0`, a label of the source (`L0:`, `out:`) as `UL0`, `Uout`, so that
+/// the two never meet.
 fn label(l: &str) -> String {
-    l.trim_start_matches('%').to_string()
+    match l.strip_prefix('%') {
+        Some(generated) => generated.to_string(),
+        None => format!("U{l}"),
+    }
 }

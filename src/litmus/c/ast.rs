@@ -42,6 +42,10 @@ pub(super) enum StmtKind {
     DoWhile(Vec<Stmt>, Expr),
     For(Vec<Stmt>, Option<Expr>, Vec<Stmt>, Vec<Stmt>),
     Block(Vec<Stmt>),
+    /// `goto L;`
+    Goto(String),
+    /// `L:` before a statement: a jump target.
+    Label(String),
 }
 
 #[derive(Clone, Debug)]

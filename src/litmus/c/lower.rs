@@ -67,6 +67,11 @@ pub(super) struct Gen<'t> {
     /// Position and text of the statement being compiled.
     pub(super) pos: Pos,
     pub(super) text: String,
+    /// The thread's own labels (`L:`), where each is defined.
+    pub(super) user_labels: HashMap<String, Pos>,
+    /// Each `goto L` (and `if (c) goto L`) of the thread, for the check
+    /// that its label exists.
+    pub(super) jumps: Vec<(String, Pos)>,
 }
 
 /// A memory order constant → its tag.
@@ -145,6 +150,29 @@ impl Gen<'_> {
         Ok(())
     }
 
+    /// Compiles a thread's body: its statements, then the check that every
+    /// `goto` names a label of the thread.
+    pub(super) fn body(&mut self, stmts: &[Stmt]) -> Result<(), Diagnostic> {
+        self.block(stmts)?;
+        for (label, pos) in &self.jumps {
+            if !self.user_labels.contains_key(label) {
+                return Err(self
+                    .err(
+                        *pos,
+                        format!("'goto {label}': no label '{label}' in this thread"),
+                    )
+                    .expected("a label defined in the same thread, like 'L: ...'"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A jump to the user label `label` (checked once the thread is done).
+    fn jump_target(&mut self, label: &str, pos: Pos) -> String {
+        self.jumps.push((label.to_string(), pos));
+        label.to_string()
+    }
+
     fn check_assignable(&self, name: &str, pos: Pos) -> Result<(), Diagnostic> {
         if self.params.contains_key(name) {
             return Err(self
@@ -189,6 +217,41 @@ impl Gen<'_> {
                 Ok(())
             }
             StmtKind::Block(b) => self.block(b),
+            StmtKind::Goto(label) => {
+                let target = self.jump_target(label, s.pos);
+                self.emit(InstrKind::Goto { target }, vec![]);
+                Ok(())
+            }
+            StmtKind::Label(label) => {
+                if let Some(first) = self.user_labels.get(label) {
+                    return Err(self
+                        .err(
+                            s.pos,
+                            format!("label '{label}' is defined twice (first at {first})"),
+                        )
+                        .expected("distinct labels in a thread"));
+                }
+                self.user_labels.insert(label.clone(), s.pos);
+                self.emit_label(label);
+                Ok(())
+            }
+            // `if (c) goto L;` is one conditional branch.
+            StmtKind::If(c, then, els)
+                if els.is_empty()
+                    && matches!(
+                        then.as_slice(),
+                        [Stmt {
+                            kind: StmtKind::Goto(_),
+                            ..
+                        }]
+                    ) =>
+            {
+                let StmtKind::Goto(label) = &then[0].kind else {
+                    unreachable!("matched above")
+                };
+                let target = self.jump_target(label, then[0].pos);
+                self.cond(c, true, &target)
+            }
             StmtKind::If(c, then, els) => {
                 let l_else = self.label();
                 self.cond(c, false, &l_else)?;

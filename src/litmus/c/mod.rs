@@ -188,8 +188,10 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
             reg_base: HashMap::new(),
             pos: ts.pos,
             text: String::new(),
+            user_labels: HashMap::new(),
+            jumps: Vec::new(),
         };
-        g.block(&ts.body)?;
+        g.body(&ts.body)?;
         reg_bases.push(g.reg_base);
         let code = g.code;
         threads.push(Thread {

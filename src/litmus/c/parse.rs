@@ -81,7 +81,7 @@ fn is_type_word(w: &str) -> bool {
         && !w.starts_with("atomic_flag")
 }
 
-const STMT_EXPECTED: &str = "a statement: a declaration, an assignment, '*p = e;', a call, 'if', 'while', 'do', 'for' or a block";
+const STMT_EXPECTED: &str = "a statement: a declaration, an assignment, '*p = e;', a call, 'if', 'while', 'do', 'for', 'goto', a label or a block";
 
 impl TokenParser for Parser<'_> {
     fn file(&self) -> &str {
@@ -628,21 +628,30 @@ impl<'a> Parser<'a> {
             "else" => {
                 return Err(self.err(pos, "'else' without 'if'").expected(STMT_EXPECTED));
             }
-            "return" | "break" | "continue" | "goto" | "switch" | "case" | "default" => {
+            "goto" => {
+                self.next()?;
+                let (label, _) = self.expect_ident("a label name after 'goto'")?;
+                let end = self.expect_punct(";", "';' after 'goto L'")?.end;
+                return Ok(vec![mk(StmtKind::Goto(label), end)]);
+            }
+            "return" | "break" | "continue" | "switch" | "case" | "default" => {
                 return Err(self
                     .err(pos, format!("unsupported statement '{word}'"))
                     .expected(STMT_EXPECTED));
             }
             _ => {}
         }
-        // A label `B1:` (herd names barriers this way): ignored.
+        // A label `B1:` (herd names barriers this way): a jump target for
+        // `goto`, then the statement it labels.
         if second.is_punct(":") && !is_type_word(&word) {
             self.next()?;
-            self.next()?;
+            let colon = self.next()?;
             self.enter(pos)?;
             let s = self.parse_stmt();
             self.leave();
-            return s;
+            let mut out = vec![mk(StmtKind::Label(word), colon.end)];
+            out.extend(s?);
+            return Ok(out);
         }
         self.parse_simple_stmt(true)
     }
