@@ -210,6 +210,7 @@ fn cuts_lose_nothing() {
         ("ptx6", "PTX", "3"),
         ("ptx75", "PTX", "3"),
         ("cmm", "PTX", "3"),
+        ("opencl", "OpenCL", "3"),
     ] {
         let args = [
             "synth", "--model", model, "--arch", arch, "--events", events, "--json",
@@ -222,7 +223,7 @@ fn cuts_lose_nothing() {
             assert_eq!(cut[k], plain[k], "{model} {k}");
         }
         assert_eq!(plain["scope_equivalent"], 0, "{model}");
-        if arch == "PTX" {
+        if arch == "PTX" || arch == "OpenCL" {
             // The scope cut leaves fillings out before the isomorphism
             // test (so fewer programs and non-minimal findings count).
             assert!(cut["scope_equivalent"].as_u64() > Some(0), "{model}");
@@ -369,5 +370,62 @@ fn include_dirs_and_variants_reach_the_search() {
         "--json",
     ]);
     assert!(synth["minimal"].as_u64().unwrap() > 0, "{synth}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// OpenCL with scopes: threads in work-groups of devices, each test in
+/// one version per scope (work-group, device, all SVM devices) with its
+/// threads as far apart as that scope reaches; a racy program promises
+/// nothing (catch-fire), so no test is racy and racy weakenings count as
+/// allowed and stay out of the allowed set, which `conform` then confirms.
+#[test]
+fn opencl_tests_come_per_scope_and_races_promise_nothing() {
+    let dir = std::env::temp_dir().join(format!("litmix-synth-ocl-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.display().to_string();
+    let s = summary(&[
+        "synth",
+        "--model",
+        "opencl",
+        "--arch",
+        "OpenCL",
+        "--events",
+        "3",
+        "--json",
+        "--out",
+        &d,
+        "--allowed-set",
+    ]);
+    assert_eq!(s["vocab"], "opencl");
+    assert_eq!(s["minimal"], 16, "{s}");
+    assert_eq!(s["racy"], 0);
+    assert!(s["racy_mutants"].as_u64() > Some(0), "{s}");
+    let tests = tests_of(&s);
+    for (name, place, scope) in [
+        ("\"CoRR\"", "P1@wg0,dev0", "ld.rlx.work_group"),
+        ("\"CoRR-2\"", "P1@wg1,dev0", "ld.rlx.device"),
+        ("\"CoRR-3\"", "P1@wg1,dev1", "ld.rlx.all_svm_devices"),
+    ] {
+        assert!(
+            tests
+                .iter()
+                .any(|t| t.starts_with(name) && t.contains(place) && t.contains(scope)),
+            "{name}: {tests:#?}"
+        );
+    }
+    let text = std::fs::read_to_string(dir.join("CoRR-2.litmus")).unwrap();
+    assert!(text.contains("P1@wg 1, dev 0"), "{text}");
+    assert!(text.contains("memory_scope_device"), "{text}");
+    let none = dir.join("known.csv");
+    std::fs::write(&none, "test,model,oracle,litmix,reason\n").unwrap();
+    let c = litmix(&[
+        "conform",
+        "--expected",
+        &dir.join("expected.csv").display().to_string(),
+        "--known",
+        &none.display().to_string(),
+    ]);
+    assert!(c.status.success(), "{}", stdout(&c));
+    assert!(stdout(&c).contains("agree   61"), "{}", stdout(&c));
     let _ = std::fs::remove_dir_all(&dir);
 }

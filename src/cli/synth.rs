@@ -39,7 +39,7 @@ pub struct SpaceArgs {
     /// Largest number of events (docs/synthesis.md: how events are counted).
     #[arg(long, default_value_t = 4)]
     pub events: usize,
-    /// Vocabulary: a built-in name (x86, ptx, c11) or a .vocab file
+    /// Vocabulary: a built-in name (x86, ptx, c11, opencl) or a .vocab file
     /// (default: the arch's).
     #[arg(long)]
     pub vocab: Option<String>,
@@ -242,6 +242,13 @@ pub fn print_summary(s: &Summary, json: bool) {
         .map(|(k, v)| format!("{k}:{v}"))
         .collect();
     emit(writeln!(out, "  by events: {}", parts.join(" ")));
+    if s.racy_mutants > 0 {
+        emit(writeln!(
+            out,
+            "  {} racy weakenings left out of the allowed set (allowed only as undefined behaviour)",
+            s.racy_mutants
+        ));
+    }
     if s.verify_failures > 0 {
         emit(writeln!(
             out,

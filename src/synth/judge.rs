@@ -73,6 +73,10 @@ pub struct Judge<'a> {
     canon_memo: Mutex<Memo<CanonEntry>>,
     /// Outcomes an interleaving reaches are allowed without a model run.
     pub sc_cut: bool,
+    /// A program some allowed execution of which raises a flag (a race:
+    /// undefined behaviour in C and OpenCL) allows every outcome
+    /// (synthesis; distinguishing lists such programs apart instead).
+    pub catch_fire: bool,
     /// Model runs made.
     pub runs: AtomicU64,
 }
@@ -109,6 +113,7 @@ impl<'a> Judge<'a> {
             sc_memo: Mutex::new(Memo::default()),
             canon_memo: Mutex::new(Memo::default()),
             sc_cut: true,
+            catch_fire: false,
             runs: AtomicU64::new(0),
         })
     }
@@ -138,7 +143,7 @@ impl<'a> Judge<'a> {
     }
 
     /// Whether the model allows outcome `cond` of `p` (an empty program
-    /// allows everything). The test is judged in its canonical form
+    /// allows everything, and so does a flagged one with `catch_fire`). The test is judged in its canonical form
     /// ([`super::program::canonical`]); with the SC cut on, an outcome some
     /// interleaving reaches is allowed without a model run.
     pub fn allows(&self, p: &SProgram, cond: &Cond) -> Result<bool, String> {
@@ -184,7 +189,8 @@ impl<'a> Judge<'a> {
                 return Ok(true);
             }
         }
-        Ok(self.judge(q)?.allows(&c))
+        let j = self.judge(q)?;
+        Ok((self.catch_fire && j.flagged) || j.allows(&c))
     }
 
     fn run(&self, p: &SProgram) -> Result<Judged, String> {

@@ -115,8 +115,14 @@ pub struct Summary {
     /// as the one with that scope narrowed (docs/synthesis.md, "Cuts").
     #[serde(default)]
     pub scope_equivalent: usize,
-    /// Emitted tests that some model flags as racy.
+    /// Emitted tests that some model flags as racy (distinguishing only:
+    /// synthesis reads a racy program as allowing every outcome).
     pub racy: usize,
+    /// One-step weakenings left out of `--allowed-set` because the model
+    /// flags them as racy: allowed only as undefined behaviour, so no
+    /// harness is owed the outcome and `litmix run` may still say No.
+    #[serde(default)]
+    pub racy_mutants: usize,
     /// Emitted tests per violated check.
     pub by_check: BTreeMap<String, usize>,
     /// Emitted tests per number of events.
@@ -140,6 +146,8 @@ pub fn run(r: &Run, progress: &(dyn Fn() + Sync)) -> Result<Summary, String> {
         .map(|m| {
             Judge::new(vocab, m, &[], &cache, r.opts.clone()).map(|mut j| {
                 j.sc_cut = r.space.prune;
+                // Synthesis: a racy program promises nothing.
+                j.catch_fire = r.models.len() == 1;
                 j
             })
         })
@@ -263,6 +271,10 @@ pub fn run(r: &Run, progress: &(dyn Fn() + Sync)) -> Result<Summary, String> {
                 if w.program.threads.is_empty() {
                     continue;
                 }
+                if r.models.len() == 1 && judges[0].judge(&w.program)?.flagged {
+                    s.racy_mutants += 1;
+                    continue;
+                }
                 let mname = format!("{name}+{}", w.what);
                 let t = print::print(
                     vocab,
@@ -337,14 +349,18 @@ fn verify(
     Ok(true)
 }
 
-/// A one-line program summary: `P0: W x; R y | P1@cta1,gpu0: ...`.
+/// A one-line program summary: `P0: W x; R y | P1@cta1,gpu0: ...`
+/// (`@wg1,dev0` for OpenCL).
 pub fn describe(vocab: &Vocab, p: &SProgram) -> String {
     p.threads
         .iter()
         .enumerate()
         .map(|(t, th)| {
             let place = match th.place {
-                crate::mapping::enumerate::Place::Gpu { dev, wg } => format!("@cta{wg},gpu{dev}"),
+                crate::mapping::enumerate::Place::Gpu { dev, wg } => match vocab.dialect {
+                    vocab::Dialect::OpenCl => format!("@wg{wg},dev{dev}"),
+                    _ => format!("@cta{wg},gpu{dev}"),
+                },
                 _ => String::new(),
             };
             let ops: Vec<String> = th
@@ -467,6 +483,7 @@ pub fn merge(parts: &[Summary]) -> Result<Summary, String> {
         out.inexpressible += p.inexpressible;
         out.scope_equivalent += p.scope_equivalent;
         out.racy += p.racy;
+        out.racy_mutants += p.racy_mutants;
         out.verify_failures += p.verify_failures;
         out.time_s += p.time_s;
         for (k, v) in &p.by_check {

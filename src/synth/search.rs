@@ -111,7 +111,10 @@ fn for_each_shape(vocab: &Vocab, sp: &Space2, f: &mut dyn FnMut(usize, &[Thread]
             .filter(|&k| vocab.has(k))
             .map(|k| (k, 0, 0, false))
             .collect();
-    let scoped = vocab.dialect == Dialect::Ptx;
+    // Threads go into CTAs of GPUs (work-groups of devices) for PTX and
+    // for an OpenCL vocabulary with scopes.
+    let scoped = vocab.dialect == Dialect::Ptx
+        || (vocab.dialect == Dialect::OpenCl && !vocab.scopes.is_empty());
     let space = Space {
         bound: sp.bound,
         cpu: vocab.dialect == Dialect::X86,

@@ -105,6 +105,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("x86", include_str!("../../vocab/x86.vocab")),
     ("ptx", include_str!("../../vocab/ptx.vocab")),
     ("c11", include_str!("../../vocab/c11.vocab")),
+    ("opencl", include_str!("../../vocab/opencl.vocab")),
 ];
 
 /// The built-in vocabulary named `spec`, or the file at path `spec`.
@@ -127,7 +128,8 @@ pub fn default_for(dialect: Dialect) -> &'static str {
     match dialect {
         Dialect::X86 => "x86",
         Dialect::Ptx => "ptx",
-        Dialect::C | Dialect::OpenCl => "c11",
+        Dialect::C => "c11",
+        Dialect::OpenCl => "opencl",
     }
 }
 
