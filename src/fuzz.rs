@@ -77,6 +77,9 @@ pub enum Verdict {
     Timeout,
     /// Did not return within three times the limit.
     Hung,
+    /// Parsed, printed back ([`crate::litmus::print::print_test`]), and the
+    /// printed text does not parse (the diagnostic).
+    Misprinted(String),
 }
 
 /// An input worth keeping.
@@ -340,6 +343,12 @@ fn judge(input: &Input, opts: &CheckOptions) -> Verdict {
             // it (each gets what the earlier ones left).
             let start = Instant::now();
             for t in tests.into_iter().flatten() {
+                // What the printers write must parse back.
+                if let Ok(text) = crate::litmus::print::print_test(&t)
+                    && let Err(d) = crate::litmus::parse_str(&input.name, &text)
+                {
+                    return Verdict::Misprinted(format!("{}\n{text}", d.render()));
+                }
                 let spec = crate::models::default_for_arch(&t.arch);
                 let Ok(judge) = crate::driver::ModelCache::default().judge(spec) else {
                     continue;

@@ -33,7 +33,12 @@ fn short_fuzz_run_no_panic_no_hang() {
     let bad: Vec<String> = report
         .findings
         .iter()
-        .filter(|f| matches!(f.verdict, Verdict::Panicked(_) | Verdict::Hung))
+        .filter(|f| {
+            matches!(
+                f.verdict,
+                Verdict::Panicked(_) | Verdict::Hung | Verdict::Misprinted(_)
+            )
+        })
         .map(|f| format!("{:?}:\n{}", f.verdict, f.input.text))
         .collect();
     assert!(bad.is_empty(), "fuzz findings:\n{}", bad.join("\n\n"));
@@ -63,13 +68,13 @@ fn earlier_findings_get_an_answer() {
             .filter(|input| {
                 matches!(
                     fuzz::run_blocking(input, Duration::from_millis(500)),
-                    Verdict::Panicked(_)
+                    Verdict::Panicked(_) | Verdict::Misprinted(_)
                 )
             })
             .map(|i| i.name.as_str())
             .collect()
     });
-    assert!(panicked.is_empty(), "panicked: {panicked:?}");
+    assert!(panicked.is_empty(), "panicked or misprinted: {panicked:?}");
     // A mutated model that parses is evaluated, one that does not is a
     // diagnostic: neither panics.
     let cat = Input {

@@ -120,6 +120,12 @@ fn every_x86_and_ptx_oracle_test_prints_and_parses_back_the_same() {
             tests += 1;
             let text = match print_test(&t) {
                 Ok(s) => s,
+                // The fuzzers' hostile inputs may be refused, with a reason
+                // (a location named like a register, or not a C name).
+                Err(e) if f.components().any(|c| c.as_os_str() == "fuzz-regressions") => {
+                    assert!(e.contains("would not read back"), "{}: {e}", f.display());
+                    continue;
+                }
                 Err(e) => {
                     failures.push(format!("{}: not printed: {e}", f.display()));
                     continue;
@@ -286,9 +292,7 @@ fn rename(k: &mut InstrKind, reg: &mut dyn FnMut(&mut String), label: &mut dyn F
 #[test]
 fn every_c_and_opencl_test_prints_and_parses_back_the_same() {
     let mut files = Vec::new();
-    if let Some(dir) = oracles() {
-        walk(&dir, &mut files);
-    }
+    let with_oracles = oracles().inspect(|dir| walk(dir, &mut files)).is_some();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     walk(&root.join("examples"), &mut files);
     walk(&root.join("tests"), &mut files);
@@ -309,6 +313,12 @@ fn every_c_and_opencl_test_prints_and_parses_back_the_same() {
             }
             let text = match print_test(&t) {
                 Ok(s) => s,
+                // The fuzzers' hostile inputs may be refused, with a reason
+                // (a location named like a register, or not a C name).
+                Err(e) if f.components().any(|c| c.as_os_str() == "fuzz-regressions") => {
+                    assert!(e.contains("would not read back"), "{}: {e}", f.display());
+                    continue;
+                }
                 Err(e) => {
                     failures.push(format!("{}: not printed: {e}", f.display()));
                     continue;
@@ -352,7 +362,12 @@ fn every_c_and_opencl_test_prints_and_parses_back_the_same() {
             .collect::<Vec<_>>()
             .join("\n\n")
     );
-    assert!(c >= 80 && opencl >= 60, "{c} C, {opencl} OpenCL tests only");
+    // litmix's own tests alone hold 57 C and 45 OpenCL tests.
+    let (min_c, min_opencl) = if with_oracles { (80, 80) } else { (50, 40) };
+    assert!(
+        c >= min_c && opencl >= min_opencl,
+        "{c} C, {opencl} OpenCL tests only"
+    );
 }
 
 /// The C printer on one test with every construct it rebuilds: nested

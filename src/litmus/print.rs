@@ -67,8 +67,27 @@ pub fn print_test(test: &Test) -> Result<String, String> {
 /// The init block: every location in [`Test::locations`] order (so that a
 /// reparse numbers them alike), aliases as declarations, then registers.
 fn init_block(test: &Test) -> Result<String, String> {
+    // A location declared under a register's name would turn that
+    // register into the location on the reparse.
+    let registers: std::collections::HashSet<&str> = test
+        .threads
+        .iter()
+        .flat_map(|th| {
+            th.code
+                .iter()
+                .flat_map(|i| i.kind.registers())
+                .chain(th.reg_init.iter().map(|(r, _)| r))
+        })
+        .map(String::as_str)
+        .collect();
     let mut s = String::from("{ ");
     for (i, l) in test.locations.iter().enumerate() {
+        if registers.contains(l.name.as_str()) {
+            return Err(format!(
+                "location '{}' has the name of a register: the printed test would not read back",
+                l.name
+            ));
+        }
         match l.alias_of {
             Some(target) => {
                 if target >= i {

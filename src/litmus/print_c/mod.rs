@@ -102,6 +102,21 @@ impl Facts {
         for &b in f.arrays.keys() {
             f.element.insert(b, (b, 0));
         }
+        // Every other location is declared by its name, which C must read
+        // as one identifier.
+        for (id, l) in test.locations.iter().enumerate() {
+            let mut cs = l.name.chars();
+            let ident = cs
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && cs.all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !ident && !f.element.contains_key(&id) {
+                return Err(format!(
+                    "location '{}' is not a C identifier: the printed test would not read back",
+                    l.name
+                ));
+            }
+        }
         for th in &test.threads {
             for i in &th.code {
                 let addr = match &i.kind {
