@@ -93,6 +93,51 @@ fn first_difference(a: &Test, b: &Test) -> String {
     format!("observed {:?} / {:?}", a.observed, b.observed)
 }
 
+/// Prints `t` (parsed from `f`), parses the text back and compares the two
+/// after `normalise`: the printed text, `None` for a fuzzer's hostile input
+/// refused with a reason (a location named like a register, or not a C
+/// name), or what went wrong.
+fn round_trip(f: &Path, t: &Test, normalise: fn(&Test) -> Test) -> Result<Option<String>, String> {
+    let text = match print_test(t) {
+        Ok(s) => s,
+        Err(e) if f.components().any(|c| c.as_os_str() == "fuzz-regressions") => {
+            assert!(e.contains("would not read back"), "{}: {e}", f.display());
+            return Ok(None);
+        }
+        Err(e) => return Err(format!("{}: not printed: {e}", f.display())),
+    };
+    let back = parse_str(&t.name, &text).map_err(|d| {
+        format!(
+            "{}: printed text does not parse:\n{}\n{text}",
+            f.display(),
+            d.render()
+        )
+    })?;
+    let (a, b) = (normalise(t), normalise(&back));
+    if a != b {
+        return Err(format!(
+            "{}: the reparsed IR differs: {}\n{text}",
+            f.display(),
+            first_difference(&a, &b)
+        ));
+    }
+    Ok(Some(text))
+}
+
+fn no_failures(failures: &[String], tests: usize) {
+    assert!(
+        failures.is_empty(),
+        "{} of {tests} tests fail the round trip:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(12)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
+}
+
 #[test]
 fn every_x86_and_ptx_oracle_test_prints_and_parses_back_the_same() {
     let Some(dir) = oracles() else {
@@ -118,35 +163,8 @@ fn every_x86_and_ptx_oracle_test_prints_and_parses_back_the_same() {
                 _ => continue,
             }
             tests += 1;
-            let text = match print_test(&t) {
-                Ok(s) => s,
-                // The fuzzers' hostile inputs may be refused, with a reason
-                // (a location named like a register, or not a C name).
-                Err(e) if f.components().any(|c| c.as_os_str() == "fuzz-regressions") => {
-                    assert!(e.contains("would not read back"), "{}: {e}", f.display());
-                    continue;
-                }
-                Err(e) => {
-                    failures.push(format!("{}: not printed: {e}", f.display()));
-                    continue;
-                }
-            };
-            match parse_str(&t.name, &text) {
-                Err(d) => failures.push(format!(
-                    "{}: printed text does not parse:\n{}\n{text}",
-                    f.display(),
-                    d.render()
-                )),
-                Ok(back) => {
-                    let (a, b) = (normalised(&t), normalised(&back));
-                    if a != b {
-                        failures.push(format!(
-                            "{}: the reparsed IR differs: {}\n{text}",
-                            f.display(),
-                            first_difference(&a, &b)
-                        ));
-                    }
-                }
+            if let Err(e) = round_trip(f, &t, normalised) {
+                failures.push(e);
             }
         }
     }
@@ -155,17 +173,7 @@ fn every_x86_and_ptx_oracle_test_prints_and_parses_back_the_same() {
         x86 >= 250 && ptx >= 300 && compound >= 20,
         "{x86} X86, {ptx} PTX, {compound} X86+PTX tests only"
     );
-    assert!(
-        failures.is_empty(),
-        "{} of {tests} tests fail the round trip:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(12)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n\n")
-    );
+    no_failures(&failures, tests);
 }
 
 /// Registers the test does not name (temporaries, locals the condition
@@ -311,38 +319,10 @@ fn every_c_and_opencl_test_prints_and_parses_back_the_same() {
             } else {
                 continue;
             }
-            let text = match print_test(&t) {
-                Ok(s) => s,
-                // The fuzzers' hostile inputs may be refused, with a reason
-                // (a location named like a register, or not a C name).
-                Err(e) if f.components().any(|c| c.as_os_str() == "fuzz-regressions") => {
-                    assert!(e.contains("would not read back"), "{}: {e}", f.display());
-                    continue;
-                }
-                Err(e) => {
-                    failures.push(format!("{}: not printed: {e}", f.display()));
-                    continue;
-                }
-            };
-            if !text.contains("goto") {
-                structured += 1;
-            }
-            match parse_str(&t.name, &text) {
-                Err(d) => failures.push(format!(
-                    "{}: printed text does not parse:\n{}\n{text}",
-                    f.display(),
-                    d.render()
-                )),
-                Ok(back) => {
-                    let (a, b) = (alpha_normalised(&t), alpha_normalised(&back));
-                    if a != b {
-                        failures.push(format!(
-                            "{}: the reparsed IR differs: {}\n{text}",
-                            f.display(),
-                            first_difference(&a, &b)
-                        ));
-                    }
-                }
+            match round_trip(f, &t, alpha_normalised) {
+                Ok(Some(text)) if !text.contains("goto") => structured += 1,
+                Ok(_) => {}
+                Err(e) => failures.push(e),
             }
         }
     }
@@ -350,18 +330,7 @@ fn every_c_and_opencl_test_prints_and_parses_back_the_same() {
         "{} tests: {c} C, {opencl} OpenCL, {structured} without goto",
         c + opencl
     );
-    assert!(
-        failures.is_empty(),
-        "{} of {} tests fail the round trip:\n{}",
-        failures.len(),
-        c + opencl,
-        failures
-            .iter()
-            .take(12)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n\n")
-    );
+    no_failures(&failures, c + opencl);
     // litmix's own tests alone hold 57 C and 45 OpenCL tests.
     let (min_c, min_opencl) = if with_oracles { (80, 80) } else { (50, 40) };
     assert!(

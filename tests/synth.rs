@@ -33,6 +33,22 @@ fn summary(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(stdout(&o).trim()).expect("one JSON line")
 }
 
+/// `litmix conform` on the `expected.csv` a `synth --out DIR` run wrote,
+/// with no known differences: it must pass; its report.
+fn conform_agrees(dir: &std::path::Path) -> String {
+    let none = dir.join("known.csv");
+    std::fs::write(&none, "test,model,oracle,litmix,reason\n").unwrap();
+    let c = litmix(&[
+        "conform",
+        "--expected",
+        &dir.join("expected.csv").display().to_string(),
+        "--known",
+        &none.display().to_string(),
+    ]);
+    assert!(c.status.success(), "{}", stdout(&c));
+    stdout(&c)
+}
+
 /// `compare --distinguish A B --arch ARCH --events N`.
 fn distinguish<'a>(a: &'a str, b: &'a str, arch: &'a str, events: &'a str) -> Vec<&'a str> {
     vec![
@@ -277,16 +293,7 @@ fn emitted_tests_pass_conform_and_mutants_are_allowed() {
         csv.lines()
             .any(|l| l.starts_with("MP+remove") && l.ends_with(",Ok"))
     );
-    let none = dir.join("known.csv");
-    std::fs::write(&none, "test,model,oracle,litmix,reason\n").unwrap();
-    let c = litmix(&[
-        "conform",
-        "--expected",
-        &dir.join("expected.csv").display().to_string(),
-        "--known",
-        &none.display().to_string(),
-    ]);
-    assert!(c.status.success(), "{}", stdout(&c));
+    conform_agrees(&dir);
 }
 
 #[test]
@@ -416,16 +423,7 @@ fn opencl_tests_come_per_scope_and_races_promise_nothing() {
     let text = std::fs::read_to_string(dir.join("CoRR-2.litmus")).unwrap();
     assert!(text.contains("P1@wg 1, dev 0"), "{text}");
     assert!(text.contains("memory_scope_device"), "{text}");
-    let none = dir.join("known.csv");
-    std::fs::write(&none, "test,model,oracle,litmix,reason\n").unwrap();
-    let c = litmix(&[
-        "conform",
-        "--expected",
-        &dir.join("expected.csv").display().to_string(),
-        "--known",
-        &none.display().to_string(),
-    ]);
-    assert!(c.status.success(), "{}", stdout(&c));
-    assert!(stdout(&c).contains("agree   61"), "{}", stdout(&c));
+    let c = conform_agrees(&dir);
+    assert!(c.contains("agree   61"), "{c}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -357,6 +357,17 @@ pub enum InstrKind {
 }
 
 impl InstrKind {
+    /// The memory address of an access (load, store or RMW); `None` for
+    /// other instructions.
+    pub fn address(&self) -> Option<&Address> {
+        match self {
+            InstrKind::Load { addr, .. }
+            | InstrKind::Store { addr, .. }
+            | InstrKind::Rmw { addr, .. } => Some(addr),
+            _ => None,
+        }
+    }
+
     /// Every register the instruction names, in operand order (the
     /// destination first, then the address, then value operands), once per
     /// mention.

@@ -49,6 +49,14 @@ pub fn print_test(test: &Test) -> Result<String, String> {
         cols.push(lines);
     }
     s.push_str(&table(&heads, &cols));
+    s.push_str(&tail(test)?);
+    Ok(s)
+}
+
+/// The clauses after the threads, the same in every dialect: `locations
+/// [...]` when the test has one, and the condition.
+pub(super) fn tail(test: &Test) -> Result<String, String> {
+    let mut s = String::new();
     if !test.observed.is_empty() {
         let terms: Vec<String> = test
             .observed

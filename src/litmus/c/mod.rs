@@ -235,11 +235,8 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
     // Location-dependent tags.
     for (th, bases) in threads.iter_mut().zip(&reg_bases) {
         for ins in &mut th.code {
-            let addr = match &ins.kind {
-                InstrKind::Load { addr, .. }
-                | InstrKind::Store { addr, .. }
-                | InstrKind::Rmw { addr, .. } => addr,
-                _ => continue,
+            let Some(addr) = ins.kind.address() else {
+                continue;
             };
             // An array element takes the facts of its array.
             let l = match addr {

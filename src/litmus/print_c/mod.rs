@@ -28,11 +28,10 @@ use std::fmt::Write as _;
 mod idioms;
 mod structure;
 
-use super::print::{term, value};
-use crate::ir::text::{PropStyle, prop_text, quantifier_text};
+use super::print::{tail, value};
 use crate::ir::{
-    Address, BarrierKind, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, RmwOp, Term, Test,
-    Thread, Value,
+    Address, BarrierKind, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, RmwOp, Test, Thread,
+    Value,
 };
 use structure::{Item, Structurer, write_nodes};
 
@@ -50,18 +49,7 @@ pub(super) fn print_c(test: &Test) -> Result<String, String> {
         let mut p = ThreadPrinter::new(test, th, &facts, opencl)?;
         s.push_str(&p.print().map_err(|e| format!("P{t}: {e}"))?);
     }
-    if !test.observed.is_empty() {
-        let terms: Vec<String> = test
-            .observed
-            .iter()
-            .map(|t| term(test, t))
-            .collect::<Result<_, _>>()?;
-        let _ = writeln!(s, "locations [{};]", terms.join("; "));
-    }
-    let prop = prop_text(&test.condition.prop, PropStyle::HERD, &|t: &Term| {
-        term(test, t)
-    })?;
-    let _ = writeln!(s, "{} ({prop})", quantifier_text(test.condition.quantifier));
+    s.push_str(&tail(test)?);
     Ok(s)
 }
 
@@ -119,11 +107,8 @@ impl Facts {
         }
         for th in &test.threads {
             for i in &th.code {
-                let addr = match &i.kind {
-                    InstrKind::Load { addr, .. }
-                    | InstrKind::Store { addr, .. }
-                    | InstrKind::Rmw { addr, .. } => addr,
-                    _ => continue,
+                let Some(addr) = i.kind.address() else {
+                    continue;
                 };
                 // Through a register: an array element picked by a ladder
                 // of `Mov r, &a[k]`.
@@ -345,10 +330,13 @@ impl<'t> ThreadPrinter<'t> {
     fn volatile(&self, l: LocId) -> bool {
         self.th.code.iter().any(|i| {
             has(i, "VOL")
-                && matches!(&i.kind,
-                    InstrKind::Load { addr: Address::Loc(a), .. }
-                    | InstrKind::Store { addr: Address::Loc(a), .. }
-                    | InstrKind::Rmw { addr: Address::Loc(a), .. } if self.facts.base(*a) == l)
+                && match i.kind.address() {
+                    Some(Address::Loc(a)) => self.facts.base(*a) == l,
+                    // An array element through an index register (the
+                    // ladders are known once the code is read).
+                    Some(Address::Reg(r)) => self.ladders.get(r).is_some_and(|(b, _)| *b == l),
+                    None => false,
+                }
         })
     }
 
