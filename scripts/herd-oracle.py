@@ -15,6 +15,8 @@ Build herd7 with ../shared/tools/build-herd7.sh; it prints the command line.
   herd-oracle.py compare [--herd 'HERD']         litmix against herd7 (or the expected
                                                  files), pair by pair, with a summary
   herd-oracle.py speed --herd 'HERD' MODEL DIR   herd7 and litmix side by side on DIR
+  herd-oracle.py printed --herd 'HERD' MODEL DIR herd7 on each test of DIR and on litmix's
+                                                 print of it (`litmix convert`): same lines
 
 HERD is the command without -I (e.g. /tmp/herd/src/_build/default/herd/herd.exe).
 """
@@ -279,9 +281,50 @@ def speed(herd, model, d, runs=7):
           f"ratio {min(th) / min(tl):.1f}x (min), {hm / lm:.1f}x (median)")
 
 
+def printed(herd, model, d):
+    """herd7's answer on each test of DIR against its answer on the test as
+    litmix prints it back (`litmix convert`): the same lines but Time and
+    Hash, or the same refusal."""
+    import tempfile
+    lib = os.path.join(SHARED, "library")
+    tests = sorted(os.path.join(dp, f) for dp, _, fs in os.walk(d) for f in fs if f.endswith(".litmus"))
+
+    def herd_lines(path):
+        p = subprocess.run(herd.split() + ["-I", lib, "-model", model, path],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+        if not p.stdout.strip():
+            # A refusal: its message, without the file name.
+            return [l.replace(path, "FILE") for l in p.stderr.splitlines() if l.strip()][-1:]
+        return relevant(p.stdout)
+
+    same, differ, unprinted = 0, [], []
+    with tempfile.TemporaryDirectory() as out:
+        for t in tests:
+            c = subprocess.run([LITMIX, "convert", t], capture_output=True, text=True)
+            if c.returncode != 0:
+                unprinted.append(t)
+                continue
+            back = os.path.join(out, "printed.litmus")
+            with open(back, "w") as f:
+                f.write(c.stdout)
+            if herd_lines(t) == herd_lines(back):
+                same += 1
+            else:
+                differ.append(t)
+    for t in differ:
+        print(f"differs: {t}")
+    for t in unprinted:
+        # litmix refuses the test itself (or cannot print it): the reason.
+        print(f"not printed by litmix: {t}")
+    print(f"{model} on {len(tests)} tests of {d}: herd7 answers the same on {same}, "
+          f"differently on {len(differ)}; litmix printed {len(tests) - len(unprinted)}")
+    if differ:
+        sys.exit(1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("cmd", choices=["loadable", "expected", "compare", "speed"])
+    ap.add_argument("cmd", choices=["loadable", "expected", "compare", "speed", "printed"])
     ap.add_argument("--herd", help="herd7 command (without -I)")
     ap.add_argument("rest", nargs="*")
     a = ap.parse_args()
@@ -296,6 +339,8 @@ def main():
         compare(a.herd)
     elif a.cmd == "speed":
         speed(a.herd, a.rest[0], a.rest[1])
+    elif a.cmd == "printed":
+        printed(a.herd, a.rest[0], a.rest[1])
 
 
 if __name__ == "__main__":

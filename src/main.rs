@@ -35,7 +35,7 @@ struct Cli {
 enum Command {
     /// Check litmus tests (files or directories of *.litmus and NVLitmus *.test).
     Run(RunArgs),
-    /// Write NVLitmus .test files in the herd-style litmus form (one test per template row).
+    /// Write NVLitmus .test files in the herd-style litmus form (one test per template row), or print litmus tests back as litmix reads them.
     Convert(ConvertArgs),
     /// Time the checks of whole suites: tests/second and the slowest tests.
     Bench(BenchArgs),

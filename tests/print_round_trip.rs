@@ -387,7 +387,11 @@ exists (0:r=1 /\ x=5)
 const SHAPES_PRINTED: &str = r#"OpenCL shapes
 { int a[2] = {0, 0}; x=0; y=0; P0:k=1; }
 P0 (global atomic_int* x, local volatile int* y, global int* a) {
-  int r, e, ok, k, v;
+  int r;
+  int e;
+  int ok;
+  int k;
+  int v;
   r = atomic_load_explicit(x, memory_order_acquire, memory_scope_work_group);
   if (r == 1 && *y != 2) {
     *y = 3;
@@ -416,3 +420,33 @@ P1@dev 1 (global atomic_int* x) {
 }
 exists (0:r=1 /\ x=5)
 "#;
+
+/// `litmix convert` prints litmus files back as litmix reads them: the C
+/// spin loop comes back as a `while` with its load in the condition; a
+/// test no printer can write is an error naming the reason, exit 1.
+#[test]
+fn convert_prints_litmus_files_back() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_litmix"))
+            .args(args)
+            .current_dir(root)
+            .output()
+            .expect("run litmix")
+    };
+    let o = run(&["convert", "tests/models/rc11/MP+spin.litmus"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        text.contains("while (atomic_load_explicit(y, memory_order_acquire) != 1) {}"),
+        "{text}"
+    );
+    assert!(parse_str("MP+spin", &text).is_ok());
+    let o = run(&["convert", "tests/fuzz-regressions/fuzz-46867.litmus"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        err.contains("cannot print") && err.contains("not a C identifier"),
+        "{err}"
+    );
+}

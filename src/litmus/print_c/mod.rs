@@ -265,8 +265,9 @@ impl<'t> ThreadPrinter<'t> {
             self.placement()?,
             self.param_list()
         );
-        if !self.declared.is_empty() {
-            let _ = writeln!(s, "  int {};", self.declared.join(", "));
+        // One declaration a line: herd's C parser takes no lists.
+        for r in &self.declared {
+            let _ = writeln!(s, "  int {r};");
         }
         s.push_str(&body);
         s.push_str("}\n");
@@ -377,7 +378,7 @@ impl<'t> ThreadPrinter<'t> {
             },
             Operand::Imm(Value::Int(v)) if *v >= 0 => v.to_string(),
             Operand::Imm(Value::Int(v)) => match v.checked_neg() {
-                Some(p) => format!("(-{p})"),
+                Some(p) => format!("-{p}"),
                 None => return Err(format!("the constant {v} has no C literal")),
             },
             Operand::Imm(Value::Addr(l)) => match self.params.get(l) {
