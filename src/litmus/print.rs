@@ -187,7 +187,7 @@ fn table(heads: &[String], cols: &[Vec<String>]) -> String {
 }
 
 /// A condition term: `1:r0`, `x`, a number or `&x`.
-pub(super) fn term(test: &Test, t: &Term) -> Result<String, String> {
+fn term(test: &Test, t: &Term) -> Result<String, String> {
     Ok(match t {
         Term::Reg { thread, reg } => format!("{thread}:{reg}"),
         Term::Loc(l) => test.locations[*l].name.clone(),

@@ -143,7 +143,8 @@ impl<'a> Judge<'a> {
     }
 
     /// Whether the model allows outcome `cond` of `p` (an empty program
-    /// allows everything, and so does a flagged one with `catch_fire`). The test is judged in its canonical form
+    /// allows everything, and so does a flagged one with `catch_fire`).
+    /// The test is judged in its canonical form
     /// ([`super::program::canonical`]); with the SC cut on, an outcome some
     /// interleaving reaches is allowed without a model run.
     pub fn allows(&self, p: &SProgram, cond: &Cond) -> Result<bool, String> {

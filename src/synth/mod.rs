@@ -271,7 +271,7 @@ pub fn run(r: &Run, progress: &(dyn Fn() + Sync)) -> Result<Summary, String> {
                 if w.program.threads.is_empty() {
                     continue;
                 }
-                if r.models.len() == 1 && judges[0].judge(&w.program)?.flagged {
+                if judges[0].catch_fire && judges[0].judge(&w.program)?.flagged {
                     s.racy_mutants += 1;
                     continue;
                 }

@@ -235,24 +235,14 @@ impl Gen<'_> {
                 self.emit_label(label);
                 Ok(())
             }
-            // `if (c) goto L;` is one conditional branch.
-            StmtKind::If(c, then, els)
-                if els.is_empty()
-                    && matches!(
-                        then.as_slice(),
-                        [Stmt {
-                            kind: StmtKind::Goto(_),
-                            ..
-                        }]
-                    ) =>
-            {
-                let StmtKind::Goto(label) = &then[0].kind else {
-                    unreachable!("matched above")
-                };
-                let target = self.jump_target(label, then[0].pos);
-                self.cond(c, true, &target)
-            }
             StmtKind::If(c, then, els) => {
+                // `if (c) goto L;` is one conditional branch.
+                if let ([goto], true) = (then.as_slice(), els.is_empty())
+                    && let StmtKind::Goto(label) = &goto.kind
+                {
+                    let target = self.jump_target(label, goto.pos);
+                    return self.cond(c, true, &target);
+                }
                 let l_else = self.label();
                 self.cond(c, false, &l_else)?;
                 self.block(then)?;

@@ -68,6 +68,11 @@ impl ThreadPrinter<'_> {
         }
         for i in &code[k..j] {
             if let Some((dst, text)) = self.value_expr(i)? {
+                // An operation goes in parentheses inside another expression.
+                let text = match i.kind {
+                    InstrKind::Op { .. } => format!("({text})"),
+                    _ => text,
+                };
                 self.inlined.insert(dst, text);
             }
         }
@@ -153,7 +158,7 @@ impl ThreadPrinter<'_> {
             ));
         }
         for i in &code[k..=j] {
-            self.check_tags(i, vec!["C".to_string()])?;
+            self.check_control(i)?;
         }
         let index = self.operand(idx)?;
         self.ladders.insert(p.clone(), (b, index));
@@ -262,38 +267,18 @@ impl ThreadPrinter<'_> {
                 i.kind,
                 InstrKind::Load { .. } | InstrKind::Rmw { .. } | InstrKind::Store { .. }
             ) {
-                self.check_tags(i, vec!["C".to_string()])?;
+                self.check_control(i)?;
             }
         }
         if let Some((_, a, li)) = load {
-            let own: Vec<&str> = if has(li, "VOL") {
-                vec!["NA", "VOL"]
-            } else {
-                vec!["NA"]
-            };
-            self.check_tags(li, self.access_tags(a, &own))?;
+            self.check_plain(li, a)?;
         }
         let rmw = &code[start];
         let new = self.operand(new)?;
-        let (order, _, remote) = self.order_scope(rmw)?;
-        let default = order == "seq_cst" && !remote && rmw.tags[2] == self.default_scope();
-        let (mut args, own) = self.order_args(rmw, 2)?;
-        // The IR keeps one order (the success order, docs/decisions.md);
-        // the failure order printed is the strongest C allows below it.
-        let failure = match order {
-            "release" => "relaxed",
-            "acq_rel" => "acquire",
-            o => o,
-        };
-        args = args.replacen(
-            &format!(", memory_order_{order}, memory_order_{order}"),
-            &format!(", memory_order_{order}, memory_order_{failure}"),
-            1,
-        );
-        let own: Vec<&str> = own.iter().map(String::as_str).collect();
-        self.check_tags(rmw, self.access_tags(addr, &own))?;
+        let args = self.atomic_args(rmw, addr, true)?;
         let p = self.pointer(addr)?;
-        let call = if default {
+        // seq_cst at the default scope is the call without `_explicit`.
+        let call = if args == ", memory_order_seq_cst, memory_order_seq_cst" {
             format!("atomic_compare_exchange_strong({p}, {exp_text}, {new})")
         } else {
             format!("atomic_compare_exchange_strong_explicit({p}, {exp_text}, {new}{args})")

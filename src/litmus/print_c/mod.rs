@@ -29,6 +29,7 @@ mod idioms;
 mod structure;
 
 use super::print::{tail, value};
+use crate::ir::text::cmp_text;
 use crate::ir::{
     Address, BarrierKind, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, RmwOp, Test, Thread,
     Value,
@@ -199,6 +200,7 @@ struct ThreadPrinter<'t> {
     params: HashMap<LocId, String>,
     /// Printed names of registers, temporaries renamed.
     names: HashMap<String, String>,
+    /// Names a renamed temporary must not take: locations and registers.
     taken: HashSet<String>,
     /// Registers to declare, in first-use order.
     declared: Vec<String>,
@@ -327,18 +329,13 @@ impl<'t> ThreadPrinter<'t> {
     }
 
     /// Whether the thread's plain accesses through parameter `l` are
-    /// volatile (`VOL`).
+    /// volatile (`VOL`); the array-index ladders are known once the code
+    /// is read.
     fn volatile(&self, l: LocId) -> bool {
-        self.th.code.iter().any(|i| {
-            has(i, "VOL")
-                && match i.kind.address() {
-                    Some(Address::Loc(a)) => self.facts.base(*a) == l,
-                    // An array element through an index register (the
-                    // ladders are known once the code is read).
-                    Some(Address::Reg(r)) => self.ladders.get(r).is_some_and(|(b, _)| *b == l),
-                    None => false,
-                }
-        })
+        self.th
+            .code
+            .iter()
+            .any(|i| has(i, "VOL") && i.kind.address().and_then(|a| self.base_of(a)) == Some(l))
     }
 
     // ---- registers and operands -------------------------------------------
@@ -359,12 +356,7 @@ impl<'t> ThreadPrinter<'t> {
             r.to_string()
         };
         self.names.insert(r.to_string(), n.clone());
-        let is_param = self
-            .th
-            .reg_init
-            .iter()
-            .any(|(x, v)| x == r && is_param(self.test, x, *v));
-        if !is_param {
+        if !self.params.values().any(|p| p == r) {
             self.declared.push(n.clone());
         }
         n
@@ -431,25 +423,28 @@ impl<'t> ThreadPrinter<'t> {
 
     // ---- instructions -------------------------------------------------------
 
+    /// The location (an array's first element for its elements) that
+    /// access address `a` names; `None` for a register no array index
+    /// computes.
+    fn base_of(&self, a: &Address) -> Option<LocId> {
+        match a {
+            Address::Loc(l) => Some(self.facts.base(*l)),
+            Address::Reg(r) => self.ladders.get(r).map(|(b, _)| *b),
+        }
+    }
+
     /// The tags the front end gives an access of `a` whose own tags are
     /// `own`: `C`, `own`, the region, `NAL` on a non-atomic location.
-    fn access_tags(&self, a: &Address, own: &[&str]) -> Vec<String> {
+    fn access_tags(&self, a: &Address, own: &[String]) -> Vec<String> {
         let mut t = vec!["C".to_string()];
-        t.extend(own.iter().map(|s| s.to_string()));
-        let l = match a {
-            Address::Loc(l) => Some(*l),
-            Address::Reg(r) => self.ladders.get(r).map(|(b, _)| *b),
-        };
-        if let Some(l) = l {
-            let b = self.facts.base(l);
-            t.push(
-                if self.facts.local.contains(&b) {
-                    "LOCAL"
-                } else {
-                    "GLOBAL"
-                }
-                .into(),
-            );
+        t.extend(own.iter().cloned());
+        if let Some(b) = self.base_of(a) {
+            let region = if self.facts.local.contains(&b) {
+                "LOCAL"
+            } else {
+                "GLOBAL"
+            };
+            t.push(region.into());
             if !self.facts.atomic.contains(&b) {
                 t.push("NAL".into());
             }
@@ -457,13 +452,28 @@ impl<'t> ThreadPrinter<'t> {
         t
     }
 
+    /// Checks `i`'s tags as a plain access of `a` (`*x`): `NA`, and `VOL`
+    /// when it is volatile.
+    fn check_plain(&self, i: &Instr, a: &Address) -> Result<(), String> {
+        let mut own = vec!["NA".to_string()];
+        if has(i, "VOL") {
+            own.push("VOL".into());
+        }
+        self.check_tags(i, self.access_tags(a, &own))
+    }
+
+    /// Checks `i`'s tags as an instruction without memory access or order
+    /// (a register move, an operation, a jump, a label): `C` alone.
+    fn check_control(&self, i: &Instr) -> Result<(), String> {
+        self.check_tags(i, vec!["C".to_string()])
+    }
+
     fn default_scope(&self) -> &'static str {
         if self.opencl { "DEV" } else { "SYS" }
     }
 
-    /// The trailing arguments of an atomic call: `(order, scope, remote)`
-    /// from tags `[C, ORDER, SCOPE, REMOTE?, ...]`, and how many tags they
-    /// took.
+    /// The memory order, scope and remote flag of an atomic instruction
+    /// from its tags `[C, ORDER, SCOPE, REMOTE?, ...]`, by their C names.
     fn order_scope(&self, i: &Instr) -> Result<(&'static str, &'static str, bool), String> {
         let order = i.tags.get(1).and_then(|t| order_name(t));
         let scope = i.tags.get(2).and_then(|t| scope_name(t));
@@ -473,26 +483,36 @@ impl<'t> ThreadPrinter<'t> {
         Ok((order, scope, i.tags.get(3).is_some_and(|t| t == "REMOTE")))
     }
 
-    /// `, memory_order_X[, memory_scope_Y[, remote]]`, the scope left out
-    /// when it is the default.
-    fn order_args(&self, i: &Instr, orders: usize) -> Result<(String, Vec<String>), String> {
+    /// Checks `i`'s tags as an atomic access of `a` and returns the
+    /// arguments after its operands: `, memory_order_X[, memory_order_F]
+    /// [, memory_scope_Y[, remote]]`, the scope left out when it is the
+    /// default. With `failure`, a compare-exchange's failure order F
+    /// follows: the IR keeps only the success order (docs/decisions.md), so
+    /// F is the strongest C allows below it.
+    fn atomic_args(&self, i: &Instr, a: &Address, failure: bool) -> Result<String, String> {
         let (order, scope, remote) = self.order_scope(i)?;
-        let mut s = String::new();
-        for _ in 0..orders {
-            let _ = write!(s, ", memory_order_{order}");
-        }
         let scope_tag = &i.tags[2];
+        let mut own = vec![i.tags[1].clone(), scope_tag.clone()];
+        if remote {
+            own.push("REMOTE".into());
+        }
+        self.check_tags(i, self.access_tags(a, &own))?;
+        let mut s = format!(", memory_order_{order}");
+        if failure {
+            let f = match order {
+                "release" => "relaxed",
+                "acq_rel" => "acquire",
+                o => o,
+            };
+            let _ = write!(s, ", memory_order_{f}");
+        }
         if remote || scope_tag != self.default_scope() {
             let _ = write!(s, ", memory_scope_{scope}");
         }
         if remote {
             s.push_str(", remote");
         }
-        let mut own = vec![i.tags[1].clone(), scope_tag.clone()];
-        if remote {
-            own.push("REMOTE".into());
-        }
-        Ok((s, own))
+        Ok(s)
     }
 
     fn check_tags(&self, i: &Instr, want: Vec<String>) -> Result<(), String> {
@@ -510,23 +530,13 @@ impl<'t> ThreadPrinter<'t> {
     /// `atomic_fetch_add_explicit(x, 1, ...)`, `(a + b)`. `None` for other
     /// instructions.
     fn value_expr(&mut self, i: &Instr) -> Result<Option<(String, String)>, String> {
-        let own_plain = |i: &Instr| -> Vec<&'static str> {
-            if has(i, "VOL") {
-                vec!["NA", "VOL"]
-            } else {
-                vec!["NA"]
-            }
-        };
         Ok(Some(match &i.kind {
             InstrKind::Load { dst, addr } => {
                 let text = if has(i, "NA") {
-                    let own = own_plain(i);
-                    self.check_tags(i, self.access_tags(addr, &own))?;
+                    self.check_plain(i, addr)?;
                     self.deref(addr)?
                 } else {
-                    let (args, own) = self.order_args(i, 1)?;
-                    let own: Vec<&str> = own.iter().map(String::as_str).collect();
-                    self.check_tags(i, self.access_tags(addr, &own))?;
+                    let args = self.atomic_args(i, addr, false)?;
                     format!("atomic_load_explicit({}{args})", self.pointer(addr)?)
                 };
                 (dst.clone(), text)
@@ -551,9 +561,7 @@ impl<'t> ThreadPrinter<'t> {
                     _ => return Err(format!("the RMW '{}' has no C call of its own", i.text)),
                 };
                 let v = self.operand(v)?;
-                let (args, own) = self.order_args(i, 1)?;
-                let own: Vec<&str> = own.iter().map(String::as_str).collect();
-                self.check_tags(i, self.access_tags(addr, &own))?;
+                let args = self.atomic_args(i, addr, false)?;
                 let call = format!("{name}_explicit({}, {v}{args})", self.pointer(addr)?);
                 (dst.clone(), call)
             }
@@ -572,9 +580,9 @@ impl<'t> ThreadPrinter<'t> {
                 if matches!((a, b), (Operand::Imm(_), Operand::Imm(_))) {
                     return Err("an operation on two constants folds away in C".into());
                 }
-                self.check_tags(i, vec!["C".to_string()])?;
+                self.check_control(i)?;
                 let (a, b) = (self.operand(a)?, self.operand(b)?);
-                (dst.clone(), format!("({a} {sym} {b})"))
+                (dst.clone(), format!("{a} {sym} {b}"))
             }
             _ => return Ok(None),
         }))
@@ -587,33 +595,16 @@ impl<'t> ThreadPrinter<'t> {
             if matches!(i.kind, InstrKind::Rmw { .. }) && self.temp_unused(&dst) {
                 return Ok(format!("{text};"));
             }
-            let text = text
-                .strip_prefix('(')
-                .and_then(|t| t.strip_suffix(')'))
-                .filter(|_| matches!(i.kind, InstrKind::Op { .. }))
-                .unwrap_or(&text)
-                .to_string();
             return Ok(format!("{} = {text};", self.reg(&dst)));
         }
-        let plain = has(i, "NA");
-        let own_plain = |i: &Instr| -> Vec<&'static str> {
-            if has(i, "VOL") {
-                vec!["NA", "VOL"]
-            } else {
-                vec!["NA"]
-            }
-        };
-        let text = match &i.kind {
+        Ok(match &i.kind {
             InstrKind::Store { addr, src } => {
                 let v = self.operand(src)?;
-                if plain {
-                    let own = own_plain(i);
-                    self.check_tags(i, self.access_tags(addr, &own))?;
+                if has(i, "NA") {
+                    self.check_plain(i, addr)?;
                     format!("{} = {v};", self.deref(addr)?)
                 } else {
-                    let (args, own) = self.order_args(i, 1)?;
-                    let own: Vec<&str> = own.iter().map(String::as_str).collect();
-                    self.check_tags(i, self.access_tags(addr, &own))?;
+                    let args = self.atomic_args(i, addr, false)?;
                     format!("atomic_store_explicit({}, {v}{args});", self.pointer(addr)?)
                 }
             }
@@ -625,15 +616,8 @@ impl<'t> ThreadPrinter<'t> {
             }
             InstrKind::Fence => {
                 let (order, scope, _) = self.order_scope(i)?;
-                let regions: Vec<&str> = i.tags[3..].iter().map(String::as_str).collect();
-                let flags: Vec<&str> = regions
-                    .iter()
-                    .map(|r| match *r {
-                        "GLOBAL" => Ok("CLK_GLOBAL_MEM_FENCE"),
-                        "LOCAL" => Ok("CLK_LOCAL_MEM_FENCE"),
-                        other => Err(format!("fence tag {other} has no C spelling")),
-                    })
-                    .collect::<Result<_, _>>()?;
+                let regions = &i.tags[3..];
+                let flags = fence_flags(regions)?;
                 if flags.is_empty() {
                     return Err("a fence with no memory region".into());
                 }
@@ -656,15 +640,7 @@ impl<'t> ThreadPrinter<'t> {
                 count: None,
                 executors: false,
             } if i.tags.get(1).is_some_and(|t| t == "WG") && i.tags.len() > 2 => {
-                let flags: Vec<&str> = i.tags[2..]
-                    .iter()
-                    .map(|r| match r.as_str() {
-                        "GLOBAL" => Ok("CLK_GLOBAL_MEM_FENCE"),
-                        "LOCAL" => Ok("CLK_LOCAL_MEM_FENCE"),
-                        other => Err(format!("barrier tag {other} has no C spelling")),
-                    })
-                    .collect::<Result<_, _>>()?;
-                format!("barrier({});", flags.join(" | "))
+                format!("barrier({});", fence_flags(&i.tags[2..])?.join(" | "))
             }
             InstrKind::Barrier { .. } => {
                 return Err(format!("the barrier '{}' has no C call", i.text));
@@ -673,6 +649,7 @@ impl<'t> ThreadPrinter<'t> {
                 if *src == Operand::Reg(dst.clone()) {
                     return Err(format!("'{dst} = {dst}' lowers to nothing in C"));
                 }
+                self.check_control(i)?;
                 let v = self.operand(src)?;
                 format!("{} = {v};", self.reg(dst))
             }
@@ -684,29 +661,14 @@ impl<'t> ThreadPrinter<'t> {
             | InstrKind::Label(_) => {
                 unreachable!("values above, control flow structured apart")
             }
-        };
-        if !matches!(
-            i.kind,
-            InstrKind::Load { .. }
-                | InstrKind::Store { .. }
-                | InstrKind::Rmw { .. }
-                | InstrKind::Fence
-                | InstrKind::Barrier { .. }
-        ) {
-            self.check_tags(i, vec!["C".to_string()])?;
-        }
-        Ok(text)
+        })
     }
 
-    /// A comparison `a op b`.
+    /// A comparison `a op b` (herd's condition syntax, but `==`).
     fn comparison(cmp: CmpOp, a: &str, b: &str) -> String {
         let sym = match cmp {
             CmpOp::Eq => "==",
-            CmpOp::Ne => "!=",
-            CmpOp::Lt => "<",
-            CmpOp::Le => "<=",
-            CmpOp::Gt => ">",
-            CmpOp::Ge => ">=",
+            c => cmp_text(c),
         };
         format!("{a} {sym} {b}")
     }
@@ -747,7 +709,7 @@ impl<'t> ThreadPrinter<'t> {
                 _ => Item::Line(self.line(i)?),
             };
             if let Item::Branch { .. } | Item::Goto(_) | Item::Label(_) = item {
-                self.check_tags(i, vec!["C".to_string()])?;
+                self.check_control(i)?;
             }
             out.push(item);
             k += 1;
@@ -777,4 +739,17 @@ fn scope_name(tag: &str) -> Option<&'static str> {
         "SYS" => "all_svm_devices",
         _ => return None,
     })
+}
+
+/// OpenCL fence flags for region tags: `GLOBAL` → `CLK_GLOBAL_MEM_FENCE`,
+/// `LOCAL` → `CLK_LOCAL_MEM_FENCE`.
+fn fence_flags(regions: &[String]) -> Result<Vec<&'static str>, String> {
+    regions
+        .iter()
+        .map(|r| match r.as_str() {
+            "GLOBAL" => Ok("CLK_GLOBAL_MEM_FENCE"),
+            "LOCAL" => Ok("CLK_LOCAL_MEM_FENCE"),
+            other => Err(format!("region tag {other} has no C spelling")),
+        })
+        .collect()
 }
