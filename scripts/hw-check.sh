@@ -12,11 +12,15 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-hw-check-out}
-STEPS=${STEPS:-emit compound compound-profiles shapes profiles none oracles wrong sass}
+STEPS=${STEPS:-emit compound-sweep compound compound-profiles shapes profiles none oracles wrong sass tune}
 INSTANCES=${INSTANCES:-67600000}          # the hand harness's 67.6 M per test (#31)
 COMPOUND_INSTANCES=${COMPOUND_INSTANCES:-13100000}  # the hand harness's 13.1 M (#33)
 NONE_INSTANCES=${NONE_INSTANCES:-20000000}
 ORACLE_BUDGET=${ORACLE_BUDGET:-1s}
+COMPOUND_STRESS=${COMPOUND_STRESS:-default}   # the sweep step replaces it by its pick
+SWEEP_INSTANCES=${SWEEP_INSTANCES:-3000000}
+# name:key=value,... (a profile per entry; the default's keys otherwise)
+SWEEP=${SWEEP:-"gd0: gd1000:gpu_delay_cycles=1000 gd2000:gpu_delay_cycles=2000 gd3000:gpu_delay_cycles=3000 gd4000:gpu_delay_cycles=4000 gd6000:gpu_delay_cycles=6000 gd8000:gpu_delay_cycles=8000 gd3000-rd1000:gpu_delay_cycles=3000,host_reader_delay_cycles=1000 rd2000:host_reader_delay_cycles=2000 gd3000-s1000:gpu_delay_cycles=3000,host_step_ns=1000 gd3000-s3000:gpu_delay_cycles=3000,host_step_ns=3000"}
 SEED=${SEED:-1}
 T_SHAPES=${T_SHAPES:-150}; T_PROFILE=${T_PROFILE:-60}; T_NONE=${T_NONE:-80}
 T_COMPOUND=${T_COMPOUND:-110}; T_CMM=${T_CMM:-90}; T_ORACLES=${T_ORACLES:-120}
@@ -57,19 +61,33 @@ if want emit; then
   "$B" hw emit --out "$OUT/kernels" tests/hw/shapes tests/hw/compound tests/models/cmm \
     "$ORACLES/dat3m/PTX" "$ORACLES/mixedproxy/tests" 2>&1 | tee -a "$OUT/log.txt"
   if command -v ptxas >/dev/null 2>&1; then
-    : > "$OUT/ptxas.txt"
-    for f in "$OUT"/kernels/*.ptx; do
-      ptxas -O3 -arch=sm_90 "$f" -o /tmp/litmix-ptxas.cubin >/tmp/litmix-ptxas.log 2>&1 ||
-        { echo "== $(basename "$f")"; head -5 /tmp/litmix-ptxas.log; } >> "$OUT/ptxas.txt"
-    done
+    # One ptxas per kernel, as many at once as there are cores.
+    ls "$OUT"/kernels/*.ptx | xargs -P "$(nproc)" -I{} sh -c \
+      'ptxas -O3 -arch=sm_90 "$1" -o "$1.cubin" > "$1.log" 2>&1 || { echo "== $(basename "$1")"; head -5 "$1.log"; }' _ {} > "$OUT/ptxas.txt"
+    rm -f "$OUT"/kernels/*.cubin "$OUT"/kernels/*.log
     log "ptxas: $(grep -c '^==' "$OUT/ptxas.txt") kernel(s) rejected"
   fi
+fi
+if want compound-sweep; then
+  # #33 alignment: each SWEEP profile on the three weak compound shapes;
+  # scripts/hw-sweep-pick.py picks the one that races most while every
+  # shape is seen at least as often as by the hand harness.
+  mkdir -p "$OUT/sweep"
+  for spec in $SWEEP; do
+    name=${spec%%:*}
+    echo "${spec#*:}" | tr ',' '\n' | sed 's/=/ = /' > "$OUT/sweep/$name.txt"
+    run_json "compound-sweep-$name" "$T_PROFILE" --stress "$OUT/sweep/$name.txt" --instances "$SWEEP_INSTANCES" \
+      tests/hw/compound/MP-cpu-w-gpu-rlx.litmus tests/hw/compound/MP-gpu-rlx-cpu-r.litmus tests/hw/compound/SB-cpu-gpu.litmus
+  done
+  python3 scripts/hw-sweep-pick.py "$OUT" | tee "$OUT/sweep.txt" | tee -a "$OUT/log.txt"
+  [ -s "$OUT/compound-best.txt" ] && COMPOUND_STRESS="$OUT/compound-best.txt"
 fi
 if want compound; then
   # #33: the six shapes at the hand harness's count, then every X86+PTX
   # test of the project (cmm), a short budget each.
-  run_json compound-shapes "$T_COMPOUND" --instances "$COMPOUND_INSTANCES" tests/hw/compound
-  run_json compound-cmm "$T_CMM" --budget 1s tests/models/cmm examples
+  log "compound profile: $COMPOUND_STRESS"
+  run_json compound-shapes "$T_COMPOUND" --stress "$COMPOUND_STRESS" --instances "$COMPOUND_INSTANCES" tests/hw/compound
+  run_json compound-cmm "$T_CMM" --stress "$COMPOUND_STRESS" --budget 1s tests/models/cmm examples
   "$B" hw judge --model tests/hw/wrong-sc.cat --results "$OUT/compound-shapes.jsonl" tests/hw/compound > "$OUT/wrong-model-compound.txt" 2>&1
   echo "rc=$?" > "$OUT/wrong-model-compound.rc"
 fi
@@ -111,6 +129,16 @@ if want sass && command -v ptxas >/dev/null 2>&1 && command -v cuobjdump >/dev/n
     ptxas -O3 -arch="sm_${ARCH:-90}" "$f" -o "$OUT/sass/$n.cubin" 2>>"$OUT/log.txt" &&
       cuobjdump -sass "$OUT/sass/$n.cubin" > "$OUT/sass/$n.sass" 2>>"$OUT/log.txt"
   done
+fi
+
+if want tune; then
+  # hw tune on silicon: a short random search over stress profiles on the
+  # weak GPU shapes (the profile it writes is for the record).
+  log "tune"
+  timeout "${T_TUNE:-120}" "$B" hw tune --trials "${TUNE_TRIALS:-6}" --budget "${TUNE_BUDGET:-0.5s}" --out "$OUT/tune-profile.txt" \
+    tests/hw/shapes/MP-relaxed.litmus tests/hw/shapes/MP-rel-acq-cta.litmus tests/hw/shapes/SB-relaxed.litmus \
+    tests/hw/shapes/LB-relaxed.litmus > "$OUT/tune.txt" 2>&1
+  echo "rc=$?" > "$OUT/tune.rc"
 fi
 
 log "summary"

@@ -217,6 +217,7 @@ fn run_x86(
                         tag,
                         workers: workers as u32,
                         step_ns: p.host_step_ns,
+                        gpu_delay: p.gpu_delay_cycles,
                     },
                 )?;
                 start_bar.wait();

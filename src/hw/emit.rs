@@ -50,11 +50,13 @@ pub const TEST_PARAMS: &[(&str, &str)] = &[
     ("p_timeout", "u32"),
     // Compound tests only (ignored otherwise): the flag lines in mapped
     // host memory, this round's tag, the host workers per host role and
-    // the pace of instances (ns per rank).
+    // the pace of instances (ns per rank) and the bound of the GPU roles'
+    // delay after their arrival (SM clock cycles, 0: none).
     ("p_flags", "u64"),
     ("p_tag", "u32"),
     ("p_workers", "u32"),
     ("p_step_ns", "u32"),
+    ("p_gpu_delay", "u32"),
 ];
 
 /// 32-bit words of an instance's flag line in a compound run
@@ -261,8 +263,9 @@ BAR_DONE{r}:
 /// Compound runs: the GPU role waits for its instance's turn (rank
 /// `instance / p_workers`, paced `p_step_ns` apart on `%globaltimer`, so
 /// the host threads, which walk the instances in that order, meet it),
-/// marks its arrival in the instance's flag line (host memory), and reads
-/// the other roles' done marks; those loads' values are used only after
+/// marks its arrival in the instance's flag line (host memory), waits the
+/// instance's GPU delay (`p_gpu_delay`), and reads the other roles' done
+/// marks; those loads' values are used only after
 /// the body, so the body's accesses do not wait for them. No polling of
 /// host memory: the host follows the GPU.
 fn compound_arrival(plan: &Plan, r: usize, s: &mut String) {
@@ -286,6 +289,28 @@ PACE{r}:
   setp.lt.u64 %p2, %a15, %a14;
   @%p2 bra PACE{r};
   st.relaxed.sys.global.u32 [%a12+{arrive}], %h23;
+  // the instance's GPU delay: a hash of (instance, tag) below p_gpu_delay,
+  // the same for every GPU role of the instance
+  ld.param.u32 %h26, [p_gpu_delay];
+  setp.eq.u32 %p2, %h26, 0;
+  @%p2 bra GO{r};
+  mul.lo.u32 %h27, %h13, 747796405;
+  xor.b32 %h27, %h27, %h23;
+  mul.lo.u32 %h27, %h27, 277803737;
+  shr.u32 %h25, %h27, 15;
+  xor.b32 %h27, %h27, %h25;
+  mul.lo.u32 %h27, %h27, 1103515245;
+  shr.u32 %h25, %h27, 13;
+  xor.b32 %h27, %h27, %h25;
+  rem.u32 %h27, %h27, %h26;
+  cvt.u64.u32 %a14, %h27;
+  mov.u64 %a13, %clock64;
+  add.u64 %a14, %a14, %a13;
+GDELAY{r}:
+  mov.u64 %a13, %clock64;
+  setp.lt.u64 %p2, %a13, %a14;
+  @%p2 bra GDELAY{r};
+GO{r}:
 ",
         line = 4 * FLAG_LINE_WORDS,
         arrive = 4 * (ARRIVE + g),

@@ -27,6 +27,9 @@ pub struct CompoundArgs {
     pub workers: u32,
     /// Nanoseconds between ranks.
     pub step_ns: u32,
+    /// GPU delays after the arrival mark are drawn in `0..gpu_delay`
+    /// SM clock cycles (0: none).
+    pub gpu_delay: u32,
 }
 
 /// The buffers of a run: locations at `locs` (device or mapped host
@@ -129,6 +132,7 @@ impl Buffers {
                 Arg::U32(c.tag),
                 Arg::U32(c.workers.max(1)),
                 Arg::U32(c.step_ns),
+                Arg::U32(c.gpu_delay),
             ],
         )
     }

@@ -49,6 +49,12 @@ pub struct Profile {
     /// reach host memory after its arrival mark, so such a reader may
     /// want to wait longer than a writer.
     pub host_reader_delay_cycles: u32,
+    /// Compound runs: after their arrival mark, an instance's GPU roles
+    /// wait a delay drawn per instance in `0..gpu_delay_cycles` SM clock
+    /// cycles before their bodies, so that the bodies sweep the window in
+    /// which the host (which starts when it sees the mark, a PCIe trip
+    /// later) runs its own.
+    pub gpu_delay_cycles: u32,
 }
 
 impl Default for Profile {
@@ -77,6 +83,7 @@ impl Default for Profile {
             host_step_ns: 2_000,
             host_delay_cycles: 0,
             host_reader_delay_cycles: 0,
+            gpu_delay_cycles: 0,
         }
     }
 }
@@ -169,6 +176,7 @@ impl Profile {
                 "host_reader_delay_cycles" => {
                     p.host_reader_delay_cycles = small(num()?, 0, 10_000_000)? as u32
                 }
+                "gpu_delay_cycles" => p.gpu_delay_cycles = small(num()?, 0, 10_000_000)? as u32,
                 _ => return Err(format!("{n}: unknown key '{k}'")),
             }
         }
@@ -202,6 +210,7 @@ impl Profile {
             "host_reader_delay_cycles = {}",
             self.host_reader_delay_cycles
         );
+        let _ = writeln!(s, "gpu_delay_cycles = {}", self.gpu_delay_cycles);
         s
     }
 
