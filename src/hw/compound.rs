@@ -218,6 +218,7 @@ fn run_x86(
                         workers: workers as u32,
                         step_ns: p.host_step_ns,
                         gpu_delay: p.gpu_delay_cycles,
+                        gpu_delay_base: p.gpu_delay_base_cycles,
                     },
                 )?;
                 start_bar.wait();

@@ -50,13 +50,14 @@ pub const TEST_PARAMS: &[(&str, &str)] = &[
     ("p_timeout", "u32"),
     // Compound tests only (ignored otherwise): the flag lines in mapped
     // host memory, this round's tag, the host workers per host role and
-    // the pace of instances (ns per rank) and the bound of the GPU roles'
-    // delay after their arrival (SM clock cycles, 0: none).
+    // the pace of instances (ns per rank) and the GPU roles' delay after
+    // their arrival (SM clock cycles: random part's bound, fixed part).
     ("p_flags", "u64"),
     ("p_tag", "u32"),
     ("p_workers", "u32"),
     ("p_step_ns", "u32"),
     ("p_gpu_delay", "u32"),
+    ("p_gpu_delay_base", "u32"),
 ];
 
 /// 32-bit words of an instance's flag line in a compound run
@@ -289,11 +290,12 @@ PACE{r}:
   setp.lt.u64 %p2, %a15, %a14;
   @%p2 bra PACE{r};
   st.relaxed.sys.global.u32 [%a12+{arrive}], %h23;
-  // the instance's GPU delay: a hash of (instance, tag) below p_gpu_delay,
-  // the same for every GPU role of the instance
+  // the instance's GPU delay: p_gpu_delay_base plus a hash of (instance,
+  // tag) below p_gpu_delay, the same for every GPU role of the instance
   ld.param.u32 %h26, [p_gpu_delay];
+  mov.u32 %h27, 0;
   setp.eq.u32 %p2, %h26, 0;
-  @%p2 bra GO{r};
+  @%p2 bra GBASE{r};
   mul.lo.u32 %h27, %h13, 747796405;
   xor.b32 %h27, %h27, %h23;
   mul.lo.u32 %h27, %h27, 277803737;
@@ -303,6 +305,11 @@ PACE{r}:
   shr.u32 %h25, %h27, 13;
   xor.b32 %h27, %h27, %h25;
   rem.u32 %h27, %h27, %h26;
+GBASE{r}:
+  ld.param.u32 %h26, [p_gpu_delay_base];
+  add.u32 %h27, %h27, %h26;
+  setp.eq.u32 %p2, %h27, 0;
+  @%p2 bra GO{r};
   cvt.u64.u32 %a14, %h27;
   mov.u64 %a13, %clock64;
   add.u64 %a14, %a14, %a13;

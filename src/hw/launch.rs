@@ -30,6 +30,8 @@ pub struct CompoundArgs {
     /// GPU delays after the arrival mark are drawn in `0..gpu_delay`
     /// SM clock cycles (0: none).
     pub gpu_delay: u32,
+    /// A fixed part added to every GPU delay (SM clock cycles).
+    pub gpu_delay_base: u32,
 }
 
 /// The buffers of a run: locations at `locs` (device or mapped host
@@ -133,6 +135,7 @@ impl Buffers {
                 Arg::U32(c.workers.max(1)),
                 Arg::U32(c.step_ns),
                 Arg::U32(c.gpu_delay),
+                Arg::U32(c.gpu_delay_base),
             ],
         )
     }

@@ -55,6 +55,9 @@ pub struct Profile {
     /// which the host (which starts when it sees the mark, a PCIe trip
     /// later) runs its own.
     pub gpu_delay_cycles: u32,
+    /// Compound runs: a fixed part added to every GPU delay (SM clock
+    /// cycles), for hosts that act well after the GPU's arrival mark.
+    pub gpu_delay_base_cycles: u32,
 }
 
 impl Default for Profile {
@@ -84,6 +87,7 @@ impl Default for Profile {
             host_delay_cycles: 0,
             host_reader_delay_cycles: 0,
             gpu_delay_cycles: 0,
+            gpu_delay_base_cycles: 0,
         }
     }
 }
@@ -177,6 +181,9 @@ impl Profile {
                     p.host_reader_delay_cycles = small(num()?, 0, 10_000_000)? as u32
                 }
                 "gpu_delay_cycles" => p.gpu_delay_cycles = small(num()?, 0, 10_000_000)? as u32,
+                "gpu_delay_base_cycles" => {
+                    p.gpu_delay_base_cycles = small(num()?, 0, 10_000_000)? as u32
+                }
                 _ => return Err(format!("{n}: unknown key '{k}'")),
             }
         }
@@ -211,6 +218,7 @@ impl Profile {
             self.host_reader_delay_cycles
         );
         let _ = writeln!(s, "gpu_delay_cycles = {}", self.gpu_delay_cycles);
+        let _ = writeln!(s, "gpu_delay_base_cycles = {}", self.gpu_delay_base_cycles);
         s
     }
 
