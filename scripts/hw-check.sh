@@ -20,7 +20,7 @@ ORACLE_BUDGET=${ORACLE_BUDGET:-1s}
 COMPOUND_STRESS=${COMPOUND_STRESS:-default}   # the sweep step replaces it by its pick
 SWEEP_INSTANCES=${SWEEP_INSTANCES:-3000000}
 # name:key=value,... (a profile per entry; the default's keys otherwise)
-SWEEP=${SWEEP:-"gd0: gd1000:gpu_delay_cycles=1000 gd2000:gpu_delay_cycles=2000 gd3000:gpu_delay_cycles=3000 gd4000:gpu_delay_cycles=4000 gd6000:gpu_delay_cycles=6000 gd8000:gpu_delay_cycles=8000 gd3000-rd1000:gpu_delay_cycles=3000,host_reader_delay_cycles=1000 rd2000:host_reader_delay_cycles=2000 gd3000-s1000:gpu_delay_cycles=3000,host_step_ns=1000 gd3000-s3000:gpu_delay_cycles=3000,host_step_ns=3000"}
+SWEEP=${SWEEP:-"default: pace2us:host_step_ns=2000,gpu_delay_cycles=0,gpu_delay_base_cycles=0 b6000-gd4000:gpu_delay_base_cycles=6000,gpu_delay_cycles=4000 b8000-gd1000:gpu_delay_base_cycles=8000,gpu_delay_cycles=1000 b8000-gd2000-s750:gpu_delay_base_cycles=8000,gpu_delay_cycles=2000,host_step_ns=750 b7500-gd3000-s2000:gpu_delay_base_cycles=7500,gpu_delay_cycles=3000,host_step_ns=2000 ranks128:host_ranks=128"}
 SEED=${SEED:-1}
 T_SHAPES=${T_SHAPES:-150}; T_PROFILE=${T_PROFILE:-60}; T_NONE=${T_NONE:-80}
 T_COMPOUND=${T_COMPOUND:-110}; T_CMM=${T_CMM:-90}; T_ORACLES=${T_ORACLES:-120}

@@ -64,10 +64,13 @@ impl Default for Profile {
     /// The defaults: 256-thread blocks, 132 blocks per group (an H100 has
     /// 132 SMs), 128-byte location lines, the instance's spin barrier and
     /// no stress (stressing blocks and pre-test stress are off; the keys
-    /// below only shape them when a profile turns them on); compound runs
-    /// pace ranks 2 µs apart with no host delay. On an H200 this was the
-    /// best of the profiles measured (docs/hw.md, "Figures"): every weak
-    /// shape at least as often as with stress, at about 110 M instances/s.
+    /// below only shape them when a profile turns them on). On an H200 this
+    /// was the best of the profiles measured (docs/hw.md, "Figures"): every
+    /// weak shape at least as often as with stress, at about 110 M
+    /// instances/s. Compound runs pace ranks 1 µs apart, with no host delay
+    /// and GPU delays of 7,500 to 10,500 SM cycles after the arrival mark
+    /// (the host acts about 4 µs after it): the pick of 29 profiles swept
+    /// on an H200 (docs/hw.md, "Compound profiles").
     fn default() -> Self {
         Profile {
             threads_per_block: 256,
@@ -83,11 +86,11 @@ impl Default for Profile {
             barrier: true,
             barrier_timeout: 100_000,
             host_ranks: 64,
-            host_step_ns: 2_000,
+            host_step_ns: 1_000,
             host_delay_cycles: 0,
             host_reader_delay_cycles: 0,
-            gpu_delay_cycles: 0,
-            gpu_delay_base_cycles: 0,
+            gpu_delay_cycles: 3_000,
+            gpu_delay_base_cycles: 7_500,
         }
     }
 }
