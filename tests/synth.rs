@@ -258,9 +258,10 @@ fn distinguishing_cuts_lose_nothing_on_ptx() {
     let args = [&distinguish("sc", "ptx6", "PTX", "3")[..], &["--json"]].concat();
     let cut = summary(&args);
     let plain = summary(&[&args[..], &["--no-prune"]].concat());
-    // Four minimal tests (weak CoRR, an RMW beside a weak store, ...),
-    // the same with every cut and without.
-    assert_eq!(cut["minimal"], 4);
+    // Six minimal tests (weak CoRR, CoRW, CoWR; an exchange beside a weak
+    // store, and an add beside one reading 0 or the store), the same with
+    // every cut and without.
+    assert_eq!(cut["minimal"], 6);
     assert_eq!(tests_of(&cut), tests_of(&plain));
     for k in ["minimal", "unique"] {
         assert_eq!(cut[k], plain[k], "{k}");
@@ -317,16 +318,25 @@ fn bad_input_is_a_clear_error() {
     assert_eq!(o.status.code(), Some(2));
 }
 
-/// LOST-POP against ptx6 on PTX programs of at most 3 events: four minimal
+/// LOST-POP against ptx6 on PTX programs of at most 3 events: six minimal
 /// tests, each allowed by ptx6 and forbidden by LOST-POP (weak accesses
 /// on two GPUs keep coherence in the machine, not in ptx6), none the other
-/// way (seed 000 §5.1: the operational model is at least as strong).
+/// way (seed 000 §5.1: the operational model is at least as strong). Three
+/// put a CTA-scoped RMW on another GPU beside a weak store: an exchange or
+/// an add reading 0 while written before the store in coherence
+/// (atomicity), and an add (`+2`) reading the store's 1 and writing 3 while
+/// the store is last (`x=1`: coherence).
 #[test]
 fn lostpop_is_never_weaker_than_ptx6_at_three_events() {
     let s = summary(&[&distinguish("lostpop", "ptx6", "PTX", "3")[..], &["--json"]].concat());
     let tests = s["tests"].as_array().unwrap();
     let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["Wx+Ux", "CoRR", "CoRW", "CoWR"]);
+    assert_eq!(
+        names,
+        ["Wx+Ux", "Wx+Ux-2", "Wx+Ux-3", "CoRR", "CoRW", "CoWR"]
+    );
+    assert!(tests[2]["program"].as_str().unwrap().contains(".add"));
+    assert_eq!(tests[2]["condition"], "exists (1:r0=1 /\\ x=1)");
     for t in tests {
         assert_eq!(t["allowed_by"], "ptx6", "{t}");
         assert!(t["program"].as_str().unwrap().contains("gpu1"), "{t}");
@@ -425,5 +435,68 @@ fn opencl_tests_come_per_scope_and_races_promise_nothing() {
     assert!(text.contains("memory_scope_device"), "{text}");
     let c = conform_agrees(&dir);
     assert!(c.contains("agree   61"), "{c}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// PTX adds (`atom.add`): an add writes what it read plus its amount, so
+/// values follow the reads. With loads, stores and relaxed adds at each
+/// scope, the lost update of two adds on one CTA (both read 0) is a
+/// minimal test, as is its GPU-scope version on two CTAs; every emitted
+/// test and mutant is what `litmix run` says, and the cuts lose nothing.
+#[test]
+fn adds_give_the_lost_update_and_mean_what_they_say() {
+    let dir = std::env::temp_dir().join(format!("litmix-synth-add-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let vocab = dir.join("adds.vocab");
+    std::fs::write(
+        &vocab,
+        "vocab adds\narch PTX\nrmw-events 2\nscopes cta gpu sys\n\
+         load ld.relaxed.{s} \"ld.relaxed.{s} {r}, {x}\"\n\
+         store st.relaxed.{s} \"st.relaxed.{s} {x}, {v}\"\n\
+         add atom.relaxed.{s}.add \"atom.relaxed.{s}.add {r}, {x}, {v}\"\n",
+    )
+    .unwrap();
+    let v = vocab.display().to_string();
+    let out = dir.join("out");
+    let o = out.display().to_string();
+    let args = [
+        "synth", "--model", "ptx6", "--arch", "PTX", "--vocab", &v, "--events", "4",
+    ];
+    let s = summary(&[&args[..], &["--json", "--out", &o, "--allowed-set"]].concat());
+    assert_eq!(s["verify_failures"], 0);
+    let atom = std::fs::read_to_string(out.join("Atom.litmus")).unwrap();
+    assert!(atom.contains("atom.relaxed.cta.add r0, x, 1"), "{atom}");
+    assert!(atom.contains("atom.relaxed.cta.add r0, x, 2"), "{atom}");
+    assert!(
+        atom.contains("exists (0:r0=0 /\\ 1:r0=0 /\\ x=1)"),
+        "{atom}"
+    );
+    let programs: Vec<String> = s["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| format!("{} {}", t["program"], t["condition"]))
+        .collect();
+    assert!(
+        programs
+            .iter()
+            .any(|p| p.contains("cta1,gpu0: atom.relaxed.gpu.add")
+                && p.contains("0:r0=0 /\\\\ 1:r0=0")),
+        "{programs:?}"
+    );
+    // Two CTA-scoped adds on two CTAs are not atomic together: no test.
+    assert!(
+        !programs
+            .iter()
+            .any(|p| p.contains("cta0,gpu0: atom.relaxed.cta.add x | P1@cta1")),
+        "{programs:?}"
+    );
+    conform_agrees(&out);
+    let three = [&args[..8], &["3", "--json"]].concat();
+    let cut = summary(&three);
+    let plain = summary(&[&three[..], &["--no-prune"]].concat());
+    assert!(!tests_of(&cut).is_empty());
+    assert_eq!(tests_of(&cut), tests_of(&plain));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -158,7 +158,7 @@ impl<'a> Judge<'a> {
         let canon = match canon {
             Some(x) => x,
             None => {
-                let x = Arc::new(super::program::canonical_program(p));
+                let x = Arc::new(super::program::canonical_program(p, p.has_adds(self.vocab)));
                 let mut memo = self.canon_memo.lock().map_err(|e| e.to_string())?;
                 if memo.len() >= MEMO_LIMIT {
                     memo.clear();
@@ -312,7 +312,11 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
                 regs[t][o.reg as usize] = old_mem;
             }
             if writes(vocab, o) {
-                mem[o.loc as usize] = o.value;
+                mem[o.loc as usize] = if vocab.entries[o.entry].adds {
+                    old_mem + o.value
+                } else {
+                    o.value
+                };
             }
             pcs[t] += 1;
             go(vocab, p, terms, pcs, mem, regs, out);

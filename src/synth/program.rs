@@ -11,7 +11,10 @@ pub struct SOp {
     pub entry: usize,
     pub loc: u8,
     /// The written value (stores and RMWs; distinct over the program), 0
-    /// otherwise.
+    /// otherwise; for an `add` entry, the amount it adds. In a program
+    /// with an add every value is a distinct power of two, so a value
+    /// written along a chain of adds (a sum of amounts) still names one
+    /// write.
     pub value: u32,
     /// The register a read writes (its number in the thread), for loads
     /// and RMWs.
@@ -91,11 +94,22 @@ impl SProgram {
         out
     }
 
+    /// Whether some operation is an `add` (its write depends on its read).
+    pub fn has_adds(&self, vocab: &Vocab) -> bool {
+        self.threads
+            .iter()
+            .flat_map(|t| &t.ops)
+            .any(|o| vocab.entries[o.entry].adds)
+    }
+
     /// Every outcome the condition form can state: each read's value (0 or
     /// a value written to its location) and each written location's final
     /// value (a value written to it). Also says whether each outcome pins
     /// coherence (no location written three times or more).
     pub fn outcomes(&self, vocab: &Vocab) -> (Vec<Cond>, bool) {
+        if self.has_adds(vocab) {
+            return self.outcomes_by_rf(vocab);
+        }
         let nl = self.locations();
         let mut written: Vec<Vec<u32>> = vec![Vec::new(); nl];
         for o in self.threads.iter().flat_map(|t| &t.ops) {
@@ -130,6 +144,123 @@ impl SProgram {
         product(&choices, 0, &mut cur, &mut out);
         (out, pinned)
     }
+}
+
+impl SProgram {
+    /// [`SProgram::outcomes`] for a program with adds, whose written
+    /// values depend on what the adds read: every choice of a source (the
+    /// initial value or a write to the location) for every read, the
+    /// values that follow (choices where adds read each other in a cycle
+    /// give no values and no outcome), then every choice of each written
+    /// location's last write.
+    fn outcomes_by_rf(&self, vocab: &Vocab) -> (Vec<Cond>, bool) {
+        let ops: Vec<(usize, &SOp)> = self
+            .threads
+            .iter()
+            .enumerate()
+            .flat_map(|(t, th)| th.ops.iter().map(move |o| (t, o)))
+            .collect();
+        let nl = self.locations();
+        let mut writes_to: Vec<Vec<usize>> = vec![Vec::new(); nl];
+        for (i, (_, o)) in ops.iter().enumerate() {
+            if writes(vocab, o) {
+                writes_to[o.loc as usize].push(i);
+            }
+        }
+        let read_ops: Vec<usize> = (0..ops.len()).filter(|&i| reads(vocab, ops[i].1)).collect();
+        // Per op, its source while enumerating: None (initial value) or a write.
+        let mut src: Vec<Option<usize>> = vec![None; ops.len()];
+        let mut out: std::collections::BTreeSet<Cond> = std::collections::BTreeSet::new();
+        fn value(
+            vocab: &Vocab,
+            ops: &[(usize, &SOp)],
+            src: &[Option<usize>],
+            w: usize,
+            depth: usize,
+        ) -> Option<u32> {
+            let o = ops[w].1;
+            if !vocab.entries[o.entry].adds {
+                return Some(o.value);
+            }
+            if depth > ops.len() {
+                return None; // adds reading each other in a cycle
+            }
+            let read = match src[w] {
+                None => 0,
+                Some(s) => value(vocab, ops, src, s, depth + 1)?,
+            };
+            Some(read + o.value)
+        }
+        #[allow(clippy::too_many_arguments)]
+        fn each(
+            vocab: &Vocab,
+            ops: &[(usize, &SOp)],
+            read_ops: &[usize],
+            writes_to: &[Vec<usize>],
+            k: usize,
+            src: &mut Vec<Option<usize>>,
+            out: &mut std::collections::BTreeSet<Cond>,
+        ) {
+            if k < read_ops.len() {
+                let r = read_ops[k];
+                let loc = ops[r].1.loc as usize;
+                src[r] = None;
+                each(vocab, ops, read_ops, writes_to, k + 1, src, out);
+                for &w in &writes_to[loc] {
+                    src[r] = Some(w);
+                    each(vocab, ops, read_ops, writes_to, k + 1, src, out);
+                }
+                src[r] = None;
+                return;
+            }
+            let vals: Option<Vec<u32>> = (0..ops.len())
+                .map(|w| {
+                    if writes(vocab, ops[w].1) {
+                        value(vocab, ops, src, w, 0)
+                    } else {
+                        Some(0)
+                    }
+                })
+                .collect();
+            let Some(vals) = vals else {
+                return;
+            };
+            let mut regs: Cond = read_ops
+                .iter()
+                .map(|&r| {
+                    let (thread, o) = ops[r];
+                    let v = src[r].map_or(0, |w| vals[w]);
+                    (STerm::Reg { thread, reg: o.reg }, v)
+                })
+                .collect();
+            let finals: Vec<(STerm, Vec<u32>)> = writes_to
+                .iter()
+                .enumerate()
+                .filter(|(_, ws)| !ws.is_empty())
+                .map(|(l, ws)| (STerm::Loc(l as u8), ws.iter().map(|&w| vals[w]).collect()))
+                .collect();
+            let mut conds = Vec::new();
+            product(&finals, 0, &mut regs, &mut conds);
+            out.extend(conds);
+        }
+        each(vocab, &ops, &read_ops, &writes_to, 0, &mut src, &mut out);
+        let pinned = writes_to.iter().all(|w| w.len() <= 2);
+        (out.into_iter().collect(), pinned)
+    }
+}
+
+/// The value operation `o` of thread `t` writes under condition `c`: its
+/// own value, or for an add the value its register read (in `c`) plus its
+/// amount (`None` when `c` does not give that register).
+fn written_value(vocab: &Vocab, t: usize, o: &SOp, c: &Cond) -> Option<u32> {
+    if !vocab.entries[o.entry].adds {
+        return Some(o.value);
+    }
+    let me = STerm::Reg {
+        thread: t,
+        reg: o.reg,
+    };
+    c.iter().find(|x| x.0 == me).map(|&(_, v)| v + o.value)
 }
 
 fn product(choices: &[(STerm, Vec<u32>)], i: usize, cur: &mut Cond, out: &mut Vec<Cond>) {
@@ -167,22 +298,59 @@ pub struct Weakening {
 /// The test `(p, c)` with operation `op` of thread `t` removed: reads that
 /// read its value become unconstrained, and its location's final value
 /// is dropped if it was the final write unless one write is left (which is
-/// then final). A thread left empty disappears (threads renumbered).
+/// then final). An add whose read becomes unconstrained writes an
+/// unconstrained value in turn, so the reads of that value and a final
+/// value it was go the same way. A thread left empty disappears (threads
+/// renumbered).
 fn remove(vocab: &Vocab, p: &SProgram, c: &Cond, t: usize, op: usize) -> (SProgram, Cond) {
     let gone = p.threads[t].ops[op].clone();
+    // Values no longer written as the condition says: the removed write's,
+    // then those of adds that read one of them.
+    let mut lost: Vec<u32> = Vec::new();
+    if writes(vocab, &gone)
+        && let Some(v) = written_value(vocab, t, &gone, c)
+    {
+        lost.push(v);
+    }
+    loop {
+        let before = lost.len();
+        for (ti, th) in p.threads.iter().enumerate() {
+            for (oi, o) in th.ops.iter().enumerate() {
+                if (ti, oi) == (t, op) || !vocab.entries[o.entry].adds {
+                    continue;
+                }
+                let me = STerm::Reg {
+                    thread: ti,
+                    reg: o.reg,
+                };
+                if let Some(&(_, v)) = c.iter().find(|x| x.0 == me)
+                    && lost.contains(&v)
+                    && !lost.contains(&(v + o.value))
+                {
+                    lost.push(v + o.value);
+                }
+            }
+        }
+        if lost.len() == before {
+            break;
+        }
+    }
     let mut q = p.clone();
     q.threads[t].ops.remove(op);
     let empty = q.threads[t].ops.is_empty();
     if empty {
         q.threads.remove(t);
     }
-    let left: Vec<u32> = q
-        .threads
-        .iter()
-        .flat_map(|th| &th.ops)
-        .filter(|o| writes(vocab, o) && o.loc == gone.loc)
-        .map(|o| o.value)
-        .collect();
+    // Per location, the values of the writes left (None: unconstrained).
+    let left = |loc: u8| -> Vec<Option<u32>> {
+        p.threads
+            .iter()
+            .enumerate()
+            .flat_map(|(ti, th)| th.ops.iter().enumerate().map(move |(oi, o)| (ti, oi, o)))
+            .filter(|&(ti, oi, o)| (ti, oi) != (t, op) && writes(vocab, o) && o.loc == loc)
+            .map(|(ti, _, o)| written_value(vocab, ti, o, c).filter(|v| !lost.contains(v)))
+            .collect()
+    };
     let mut out = Cond::new();
     for &(term, v) in c {
         match term {
@@ -190,7 +358,7 @@ fn remove(vocab: &Vocab, p: &SProgram, c: &Cond, t: usize, op: usize) -> (SProgr
                 if thread == t && reg == gone.reg && reads(vocab, &gone) {
                     continue;
                 }
-                if writes(vocab, &gone) && v == gone.value {
+                if lost.contains(&v) {
                     continue;
                 }
                 let thread = if empty && thread > t {
@@ -201,9 +369,9 @@ fn remove(vocab: &Vocab, p: &SProgram, c: &Cond, t: usize, op: usize) -> (SProgr
                 out.push((STerm::Reg { thread, reg }, v));
             }
             STerm::Loc(l) => {
-                if l == gone.loc && writes(vocab, &gone) && v == gone.value {
-                    if left.len() == 1 {
-                        out.push((term, left[0]));
+                if lost.contains(&v) {
+                    if let [Some(only)] = left(l)[..] {
+                        out.push((term, only));
                     }
                     continue;
                 }
@@ -342,10 +510,10 @@ fn further_out(p: &SProgram, t: usize) -> Option<Place> {
 /// values, registers, GPUs and CTAs (each numbered by first use): the
 /// least encoding over permutations. Weakened programs are judged in this
 /// form, so that every weakening of the same class shares one model run.
-pub fn canonical(p: &SProgram, c: &Cond) -> (SProgram, Cond) {
+pub fn canonical(p: &SProgram, c: &Cond, bits: bool) -> (SProgram, Cond) {
     let mut best: Option<(SProgram, Cond)> = None;
     for_each_order(p, &mut |perm| {
-        let cand = renamed(p, c, perm);
+        let cand = renamed(p, c, perm, bits);
         if best.as_ref().is_none_or(|b| cand < *b) {
             best = Some(cand);
         }
@@ -354,13 +522,15 @@ pub fn canonical(p: &SProgram, c: &Cond) -> (SProgram, Cond) {
 }
 
 /// `p` and `c` with threads in `perm`'s order and everything renumbered
-/// by first use.
-fn renamed(p: &SProgram, c: &Cond, perm: &[usize]) -> (SProgram, Cond) {
-    let (q, c, _) = renamed_full(p, c, perm);
+/// by first use: values become 1, 2, 3, ..., or with `bits` (programs with
+/// adds, whose values are powers of two and conditions sums of them) 1, 2,
+/// 4, ..., a condition's value renamed bit by bit.
+fn renamed(p: &SProgram, c: &Cond, perm: &[usize], bits: bool) -> (SProgram, Cond) {
+    let (q, c, _) = renamed_full(p, c, perm, bits);
     (q, c)
 }
 
-fn renamed_full(p: &SProgram, c: &Cond, perm: &[usize]) -> (SProgram, Cond, Renaming) {
+fn renamed_full(p: &SProgram, c: &Cond, perm: &[usize], bits: bool) -> (SProgram, Cond, Renaming) {
     fn idx<T: PartialEq + Copy>(v: &mut Vec<T>, x: T) -> usize {
         match v.iter().position(|&y| y == x) {
             Some(i) => i,
@@ -397,6 +567,8 @@ fn renamed_full(p: &SProgram, c: &Cond, perm: &[usize]) -> (SProgram, Cond, Rena
                 },
                 value: if o.value == 0 {
                     0
+                } else if bits {
+                    1 << idx(&mut vals, o.value)
                 } else {
                     idx(&mut vals, o.value) as u32 + 1
                 },
@@ -414,6 +586,7 @@ fn renamed_full(p: &SProgram, c: &Cond, perm: &[usize]) -> (SProgram, Cond, Rena
         locs,
         vals,
         regmap,
+        bits,
     };
     let cond = ren.apply(c);
     (SProgram { threads }, cond, ren)
@@ -427,22 +600,24 @@ pub struct Renaming {
     locs: Vec<u8>,
     vals: Vec<u32>,
     regmap: Vec<Vec<u8>>,
+    /// Values are powers of two, renamed bit by bit.
+    bits: bool,
 }
 
 /// The canonical form of a program alone (least over thread permutations,
 /// as [`canonical`]) with the renaming that gives it: weakened programs
 /// are judged in this form, cached by their own text.
-pub fn canonical_program(p: &SProgram) -> (SProgram, Renaming) {
+pub fn canonical_program(p: &SProgram, bits: bool) -> (SProgram, Renaming) {
     let empty = Cond::new();
     let mut best: Option<(SProgram, Vec<usize>)> = None;
     for_each_order(p, &mut |perm| {
-        let (q, _) = renamed(p, &empty, perm);
+        let (q, _) = renamed(p, &empty, perm, bits);
         if best.as_ref().is_none_or(|b| q < b.0) {
             best = Some((q, perm.to_vec()));
         }
     });
     let perm = best.map(|b| b.1).unwrap_or_default();
-    let (q, _, ren) = renamed_full(p, &empty, &perm);
+    let (q, _, ren) = renamed_full(p, &empty, &perm, bits);
     (q, ren)
 }
 
@@ -455,6 +630,14 @@ impl Renaming {
             .map(|&(term, v)| {
                 let v = if v == 0 {
                     0
+                } else if self.bits {
+                    // A sum of amounts: each amount renamed.
+                    (0..32)
+                        .filter(|b| v & (1 << b) != 0)
+                        .try_fold(0u32, |acc, b| {
+                            vals.iter().position(|&w| w == 1 << b).map(|i| acc | 1 << i)
+                        })
+                        .unwrap_or(u32::MAX)
                 } else {
                     vals.iter()
                         .position(|&w| w == v)
@@ -525,4 +708,110 @@ fn for_each_order(p: &SProgram, f: &mut dyn FnMut(&[usize])) {
         }
     }
     each(&mut perm, &runs, 0, 0, f);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::vocab::load;
+
+    /// `atom.relaxed.gpu.add x, 1 | atom.relaxed.gpu.add x, 2` on two CTAs.
+    fn two_adds(vocab: &Vocab) -> SProgram {
+        let add = vocab
+            .entries
+            .iter()
+            .position(|e| e.name == "atom.relaxed.gpu.add")
+            .unwrap();
+        let thread = |wg: u8, value: u32| SThread {
+            place: Place::Gpu { dev: 0, wg },
+            ops: vec![SOp {
+                entry: add,
+                loc: 0,
+                value,
+                reg: 0,
+            }],
+        };
+        SProgram {
+            threads: vec![thread(0, 1), thread(1, 2)],
+        }
+    }
+
+    fn reg(thread: usize) -> STerm {
+        STerm::Reg { thread, reg: 0 }
+    }
+
+    /// By hand: each add reads the initial 0 or the other's write (both
+    /// reading the other is a cycle with no values), and either write is
+    /// last: 3 × 2 outcomes, with values following the reads.
+    #[test]
+    fn outcomes_of_two_adds_follow_their_reads() {
+        let vocab = load("ptx").unwrap();
+        let p = two_adds(&vocab);
+        assert!(p.has_adds(&vocab));
+        let (outcomes, pinned) = p.outcomes(&vocab);
+        assert!(pinned);
+        let x = STerm::Loc(0);
+        let mut want: Vec<Cond> = vec![
+            // Both read 0: the lost update (x is 1 or 2).
+            vec![(reg(0), 0), (reg(1), 0), (x, 1)],
+            vec![(reg(0), 0), (reg(1), 0), (x, 2)],
+            // P1 reads P0's 1 and writes 3.
+            vec![(reg(0), 0), (reg(1), 1), (x, 1)],
+            vec![(reg(0), 0), (reg(1), 1), (x, 3)],
+            // P0 reads P1's 2 and writes 3.
+            vec![(reg(0), 2), (reg(1), 0), (x, 3)],
+            vec![(reg(0), 2), (reg(1), 0), (x, 2)],
+        ];
+        for c in &mut want {
+            c.sort();
+        }
+        want.sort();
+        assert_eq!(outcomes, want);
+    }
+
+    /// Removing P0's add from "P1 read P0's 1, x=3": P1's read loses its
+    /// source, so the 3 it wrote is unconstrained too, and so is the final
+    /// value (the only write left is P1's, of unknown value).
+    #[test]
+    fn removing_an_add_unconstrains_what_follows_it() {
+        let vocab = load("ptx").unwrap();
+        let p = two_adds(&vocab);
+        let x = STerm::Loc(0);
+        let mut c = vec![(reg(0), 0), (reg(1), 1), (x, 3)];
+        c.sort();
+        let (q, d) = remove(&vocab, &p, &c, 0, 0);
+        assert_eq!(q.threads.len(), 1);
+        assert!(d.is_empty(), "{d:?}");
+        // Removing P1's add instead keeps P0's read of 0 and makes P0's
+        // write (1) final.
+        let (q, d) = remove(&vocab, &p, &c, 1, 0);
+        assert_eq!(q.threads.len(), 1);
+        assert_eq!(d, vec![(reg(0), 0), (x, 1)]);
+    }
+
+    /// Canonical renaming of a program with adds renames values as powers
+    /// of two and condition values bit by bit.
+    #[test]
+    fn canonical_forms_of_adds_rename_sums() {
+        let vocab = load("ptx").unwrap();
+        let mut p = two_adds(&vocab);
+        p.threads.swap(0, 1);
+        let x = STerm::Loc(0);
+        // P0 (adding 2) reads P1's 1 and writes 3, which is final.
+        let mut c = vec![(reg(0), 1), (reg(1), 0), (x, 3)];
+        c.sort();
+        let (q, d) = canonical(&p, &c, true);
+        let values: Vec<u32> = q.threads.iter().map(|t| t.ops[0].value).collect();
+        assert_eq!(values, [1, 2]);
+        // Still: one add reads the other's value, the sum is final.
+        assert!(d.contains(&(x, 3)), "{d:?}");
+        assert!(
+            d.iter()
+                .any(|&(t, v)| matches!(t, STerm::Reg { .. }) && v == 0)
+        );
+        assert!(
+            d.iter()
+                .any(|&(t, v)| matches!(t, STerm::Reg { .. }) && v != 0 && v < 3)
+        );
+    }
 }

@@ -3,13 +3,14 @@
 //! filled with vocabulary entries, each canonical program judged once and
 //! every outcome of it classified (docs/synthesis.md).
 
-use super::judge::{Judge, sc_judged};
+use super::judge::{Judge, Judged, sc_judged};
 use super::program::{Cond, SOp, SProgram, SThread, Weakening, weakenings_of};
 use super::vocab::{Dialect, Vocab};
 use crate::mapping::enumerate::{
     self, Op, OpKind, Place, Reduce, Space, Thread, is_canonical_program, unit_hash,
 };
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// What makes an outcome a finding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -281,8 +282,14 @@ pub fn programs_of(vocab: &Vocab, shape: &[Thread], scope_cut: bool) -> (Vec<SPr
 }
 
 /// The program of filled threads: written values 1, 2, ... in thread then
-/// program order, registers numbered per thread.
+/// program order (1, 2, 4, ... when some entry is an add, so that sums of
+/// values along chains of adds stay distinct), registers numbered per
+/// thread.
 fn build(vocab: &Vocab, threads: &[Thread]) -> SProgram {
+    let bits = threads
+        .iter()
+        .flat_map(|t| &t.ops)
+        .any(|o| vocab.entries[o.order as usize].adds);
     let mut value = 0;
     SProgram {
         threads: threads
@@ -304,8 +311,8 @@ fn build(vocab: &Vocab, threads: &[Thread]) -> SProgram {
                                 reg: u8::MAX,
                             };
                             if matches!(kind, OpKind::Store | OpKind::Rmw) {
+                                op.value = if bits { 1 << value } else { value + 1 };
                                 value += 1;
-                                op.value = value;
                             }
                             if matches!(kind, OpKind::Load | OpKind::Rmw) {
                                 op.reg = reg;
@@ -320,24 +327,17 @@ fn build(vocab: &Vocab, threads: &[Thread]) -> SProgram {
     }
 }
 
-/// The shape's strongest program, when each kind has one strongest entry
-/// (one no entry names as `weaker`'s target... i.e. no entry above it).
-fn strongest(vocab: &Vocab, shape: &[Thread]) -> Option<SProgram> {
-    let top = |kind: OpKind| -> Option<usize> {
-        let tops: Vec<usize> = vocab
-            .of_kind(kind)
-            .into_iter()
-            .filter(|&i| !vocab.entries.iter().any(|e| e.weaker.contains(&i)))
-            .collect();
-        (tops.len() == 1).then(|| tops[0])
-    };
-    let mut threads = shape.to_vec();
-    for t in &mut threads {
+/// The strongest program above `p` in the lattice: each operation's entry
+/// replaced by the one strongest entry above it (`Vocab::tops`), values
+/// and registers kept; `None` when some entry has several.
+fn strongest_above(vocab: &Vocab, p: &SProgram) -> Option<SProgram> {
+    let mut q = p.clone();
+    for t in &mut q.threads {
         for o in &mut t.ops {
-            o.order = top(o.kind)? as u8;
+            o.entry = vocab.tops[o.entry]?;
         }
     }
-    Some(build(vocab, &threads))
+    Some(q)
 }
 
 /// Whether `d` (a classification) holds of a test under the mode.
@@ -381,22 +381,34 @@ pub fn search_shape(
     );
     let (programs, scope_equivalent) = programs_of(vocab, shape, prune);
     counts.scope_equivalent += scope_equivalent;
-    // Worth it only when the shape has several programs.
-    let top = if prune && programs.len() > 1 {
-        strongest(vocab, shape)
-    } else {
-        None
-    };
-    let top_judged = match &top {
-        Some(t) => Some(
-            judges
+    // Worth it only when the shape has several programs. Each program's
+    // strongest program above it, judged once per distinct one (one per
+    // shape when each kind has a single strongest entry; programs with
+    // adds in some slots have their own).
+    let tops: Vec<Option<SProgram>> = programs
+        .iter()
+        .map(|p| {
+            if prune && programs.len() > 1 {
+                strongest_above(vocab, p)
+            } else {
+                None
+            }
+        })
+        .collect();
+    let mut top_judged: Vec<(SProgram, Vec<Arc<Judged>>)> = Vec::new();
+    for t in tops.iter().flatten() {
+        if !top_judged.iter().any(|(q, _)| q == t) {
+            let j = judges
                 .iter()
                 .map(|j| j.judge(t))
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-        None => None,
-    };
-    for (pi, p) in programs.into_iter().enumerate() {
+                .collect::<Result<Vec<_>, _>>()?;
+            top_judged.push((t.clone(), j));
+        }
+    }
+    for (pi, (p, top)) in programs.into_iter().zip(tops).enumerate() {
+        let tj = top
+            .as_ref()
+            .and_then(|t| top_judged.iter().find(|(q, _)| q == t).map(|x| &x.1));
         counts.programs += 1;
         let (outcomes, pinned) = p.outcomes(vocab);
         let sc = prune.then(|| sc_judged(vocab, &p));
@@ -410,7 +422,7 @@ pub fn search_shape(
                 counts.cut += 1;
                 continue;
             }
-            if let (Some(t), Some(tj)) = (&top, &top_judged) {
+            if let (Some(t), Some(tj)) = (&top, tj) {
                 // Same values and registers: the strongest program's
                 // outcome is the same condition.
                 debug_assert_eq!(t.terms(vocab), p.terms(vocab));
@@ -561,8 +573,8 @@ pub fn shape_count(vocab: &Vocab, sp: &Space2) -> usize {
 }
 
 /// A key equal for isomorphic tests: their common canonical form.
-pub fn iso_key(_vocab: &Vocab, p: &SProgram, c: &Cond) -> String {
-    format!("{:?}", super::program::canonical(p, c))
+pub fn iso_key(vocab: &Vocab, p: &SProgram, c: &Cond) -> String {
+    format!("{:?}", super::program::canonical(p, c, p.has_adds(vocab)))
 }
 
 #[cfg(test)]

@@ -11,7 +11,9 @@
 //! KIND NAME "LINE"... [weaker NAME]... [split NAME NAME]
 //! ```
 //!
-//! `KIND` is `load`, `store`, `rmw` or `fence`. Each quoted `LINE` is one
+//! `KIND` is `load`, `store`, `rmw`, `add` or `fence`; `add` is an RMW
+//! whose write is the value it read plus `{v}` (an `rmw` writes `{v}`
+//! itself), and has no `split`. Each quoted `LINE` is one
 //! line of the thread, with `{r}` (the register), `{x}` (the location),
 //! `{v}` (the written value) and `{s}` (the scope) filled in. A `NAME`
 //! containing `{s}` is one entry per scope. `weaker` names the entries one
@@ -36,6 +38,9 @@ pub struct Entry {
     pub weaker: Vec<usize>,
     /// For an RMW: the read and the write it splits into.
     pub split: Option<(usize, usize)>,
+    /// An RMW that writes the value it read plus its `{v}` (an `add`
+    /// entry) rather than `{v}` itself.
+    pub adds: bool,
 }
 
 /// The dialect a vocabulary prints tests in.
@@ -79,6 +84,9 @@ pub struct Vocab {
     /// Scope names, narrowest first.
     pub scopes: Vec<String>,
     pub entries: Vec<Entry>,
+    /// Per entry, the one strongest entry above it in the lattice (itself
+    /// when nothing is above it), or `None` when several are.
+    pub tops: Vec<Option<usize>>,
 }
 
 /// A vocabulary error: `file:line:col: message`.
@@ -180,6 +188,7 @@ fn words(line: &str) -> Result<Words, (usize, String)> {
 /// An entry line before names are resolved.
 struct RawEntry {
     kind: OpKind,
+    adds: bool,
     name: String,
     lines: Vec<String>,
     weaker: Vec<(String, usize, usize)>,
@@ -231,13 +240,14 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
                 };
             }
             "scopes" => scopes = ws[1..].iter().map(|w| w.1.clone()).collect(),
-            "load" | "store" | "rmw" | "fence" => {
+            "load" | "store" | "rmw" | "add" | "fence" => {
                 let kind = match head.as_str() {
                     "load" => OpKind::Load,
                     "store" => OpKind::Store,
-                    "rmw" => OpKind::Rmw,
+                    "rmw" | "add" => OpKind::Rmw,
                     _ => OpKind::Fence,
                 };
+                let adds = head == "add";
                 let (_, ename, _) = arg(1)?;
                 let mut lines = Vec::new();
                 let mut weaker = Vec::new();
@@ -253,8 +263,13 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
                         weaker.push((t.clone(), ln, *c2));
                         k += 2;
                     } else if w == "split" {
-                        if kind != OpKind::Rmw {
-                            return Err(err(ln, *c, "only an rmw entry splits".into()));
+                        if kind != OpKind::Rmw || adds {
+                            return Err(err(
+                                ln,
+                                *c,
+                                "only an rmw entry splits (an add's write depends on its read)"
+                                    .into(),
+                            ));
                         }
                         let (c2, r, _) = arg(k + 1)?;
                         let (_, w2, _) = arg(k + 2)?;
@@ -275,6 +290,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
                 }
                 raws.push(RawEntry {
                     kind,
+                    adds,
                     name: ename.clone(),
                     lines,
                     weaker,
@@ -287,7 +303,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
                     ln,
                     *col,
                     format!(
-                        "unknown directive '{head}': expected vocab, arch, rmw-events, scopes, load, store, rmw or fence"
+                        "unknown directive '{head}': expected vocab, arch, rmw-events, scopes, load, store, rmw, add or fence"
                     ),
                 ));
             }
@@ -314,6 +330,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
                     lines: r.lines.iter().map(|l| l.replace("{s}", s)).collect(),
                     weaker: Vec::new(),
                     split: None,
+                    adds: r.adds,
                 });
                 origin.push((ri, si as u8 + 1));
             }
@@ -325,6 +342,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
                 lines: r.lines.clone(),
                 weaker: Vec::new(),
                 split: None,
+                adds: r.adds,
             });
             origin.push((ri, 0));
         }
@@ -346,8 +364,13 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
         let mut weaker = Vec::new();
         for (t, l, c) in &r.weaker {
             let j = find(t, scope, *l, *c)?;
-            if entries[j].kind != r.kind {
-                return Err(err(*l, *c, format!("'{t}' is not a {:?} entry", r.kind)));
+            if entries[j].kind != r.kind || entries[j].adds != r.adds {
+                let what = if r.adds {
+                    "an add".to_string()
+                } else {
+                    format!("a {:?}", r.kind)
+                };
+                return Err(err(*l, *c, format!("'{t}' is not {what} entry")));
             }
             weaker.push(j);
         }
@@ -374,13 +397,44 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
     if entries.len() > 200 {
         return Err(err(1, 1, "more than 200 entries".into()));
     }
+    let tops = tops(&entries);
     Ok(Vocab {
         name: name.unwrap_or_else(|| file.to_string()),
         dialect,
         rmw_events,
         scopes,
         entries,
+        tops,
     })
+}
+
+/// Per entry, the one maximal entry from which it is reached by `weaker`
+/// steps (itself when none is above it), or `None` when several are.
+fn tops(entries: &[Entry]) -> Vec<Option<usize>> {
+    // Entries directly above each entry.
+    let mut above: Vec<Vec<usize>> = vec![Vec::new(); entries.len()];
+    for (i, e) in entries.iter().enumerate() {
+        for &w in &e.weaker {
+            above[w].push(i);
+        }
+    }
+    (0..entries.len())
+        .map(|e| {
+            let mut seen = vec![false; entries.len()];
+            let mut stack = vec![e];
+            let mut maximal = Vec::new();
+            while let Some(x) = stack.pop() {
+                if std::mem::replace(&mut seen[x], true) {
+                    continue;
+                }
+                if above[x].is_empty() {
+                    maximal.push(x);
+                }
+                stack.extend(above[x].iter().copied());
+            }
+            (maximal.len() == 1).then(|| maximal[0])
+        })
+        .collect()
 }
 
 impl Vocab {
@@ -427,5 +481,15 @@ mod tests {
         assert_eq!((e.line, e.col), (1, 6), "{e}");
         let e = parse("t.vocab", "arch X86\nlod R \"x\"\n").unwrap_err();
         assert_eq!((e.line, e.col), (2, 1), "{e}");
+        // An add has no split, and its lattice stays among adds.
+        let e = parse(
+            "t.vocab",
+            "arch PTX\nload L \"l\"\nstore S \"s\"\nadd A \"a\" split L S\n",
+        )
+        .unwrap_err();
+        assert_eq!((e.line, e.col), (4, 11), "{e}");
+        assert!(e.message.contains("only an rmw entry splits"), "{e}");
+        let e = parse("t.vocab", "arch PTX\nrmw X \"x\"\nadd A \"a\" weaker X\n").unwrap_err();
+        assert!(e.message.contains("is not an add entry"), "{e}");
     }
 }
