@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use litmix::synth::search::{Criterion, Space2};
 use litmix::synth::vocab::{self, Dialect, Vocab};
 use litmix::synth::{Run, Summary, merge, run};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -144,8 +144,13 @@ pub fn make_run(
 
 /// Runs a search with a progress bar on a terminal.
 pub fn run_with_progress(r: &Run) -> Result<Summary, String> {
-    let total = litmix::synth::search::shape_count(&r.vocab, &r.space);
-    let pb = super::progress(total);
+    // Counting the shapes is a walk of its own (a tenth of a run at 6
+    // events): only for a bar on a terminal.
+    let pb = if std::io::stderr().is_terminal() {
+        super::progress(litmix::synth::search::shape_count(&r.vocab, &r.space))
+    } else {
+        None
+    };
     let tick = || {
         if let Some(pb) = &pb {
             pb.inc(1);

@@ -10,6 +10,7 @@ use super::vocab::Vocab;
 use crate::driver::{FileOutcome, ModelCache, check_test};
 use crate::exec::CheckOptions;
 use crate::ir::Value;
+use crate::mapping::enumerate::OpKind;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -286,6 +287,9 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
             vec![0; n.unwrap_or(0)]
         })
         .collect();
+    /// One step of every thread in turn, from a state not met before
+    /// (states already explored reach the same final states). Fences do
+    /// nothing under SC, so a thread at a fence steps past it at once.
     #[allow(clippy::too_many_arguments)]
     fn go(
         vocab: &Vocab,
@@ -295,6 +299,52 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
         mem: &mut Vec<u32>,
         regs: &mut Vec<Vec<u32>>,
         out: &mut std::collections::HashSet<Vec<i64>>,
+        seen: &mut std::collections::HashSet<[u8; 32], crate::fast_hash::FastHash>,
+    ) {
+        let start = pcs.clone();
+        for (t, pc) in pcs.iter_mut().enumerate() {
+            while p.threads[t]
+                .ops
+                .get(*pc)
+                .is_some_and(|o| vocab.entries[o.entry].kind == OpKind::Fence)
+            {
+                *pc += 1;
+            }
+        }
+        // The state as a key: program counters, memory, registers, a byte
+        // each (programs past 32 of them, or with values past 255, are
+        // explored without the memo).
+        let mut key = [0u8; 32];
+        let parts = pcs
+            .iter()
+            .copied()
+            .chain(mem.iter().map(|&v| v as usize))
+            .chain(regs.iter().flatten().map(|&v| v as usize));
+        let mut fits = true;
+        for (i, v) in parts.enumerate() {
+            match (key.get_mut(i), u8::try_from(v)) {
+                (Some(k), Ok(b)) => *k = b,
+                _ => {
+                    fits = false;
+                    break;
+                }
+            }
+        }
+        if !fits || seen.insert(key) {
+            step(vocab, p, terms, pcs, mem, regs, out, seen);
+        }
+        *pcs = start;
+    }
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        vocab: &Vocab,
+        p: &SProgram,
+        terms: &[STerm],
+        pcs: &mut Vec<usize>,
+        mem: &mut Vec<u32>,
+        regs: &mut Vec<Vec<u32>>,
+        out: &mut std::collections::HashSet<Vec<i64>>,
+        seen: &mut std::collections::HashSet<[u8; 32], crate::fast_hash::FastHash>,
     ) {
         let mut done = true;
         for t in 0..p.threads.len() {
@@ -319,7 +369,7 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
                 };
             }
             pcs[t] += 1;
-            go(vocab, p, terms, pcs, mem, regs, out);
+            go(vocab, p, terms, pcs, mem, regs, out, seen);
             pcs[t] -= 1;
             mem[o.loc as usize] = old_mem;
             if reads(vocab, o) {
@@ -338,7 +388,17 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
             );
         }
     }
-    go(vocab, p, &terms, &mut pcs, &mut mem, &mut regs, &mut states);
+    let mut seen = std::collections::HashSet::default();
+    go(
+        vocab,
+        p,
+        &terms,
+        &mut pcs,
+        &mut mem,
+        &mut regs,
+        &mut states,
+        &mut seen,
+    );
     let mut states: Vec<Vec<i64>> = states.into_iter().collect();
     states.sort();
     Judged {

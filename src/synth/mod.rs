@@ -275,7 +275,7 @@ pub fn run(r: &Run, progress: &(dyn Fn() + Sync)) -> Result<Summary, String> {
                     s.racy_mutants += 1;
                     continue;
                 }
-                let mname = format!("{name}+{}", w.what);
+                let mname = format!("{name}+{}", w.what(vocab));
                 let t = print::print(
                     vocab,
                     &w.program,

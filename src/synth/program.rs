@@ -287,12 +287,36 @@ pub fn writes(vocab: &Vocab, o: &SOp) -> bool {
     matches!(vocab.entries[o.entry].kind, OpKind::Store | OpKind::Rmw)
 }
 
-/// What a weakening did, for `--allowed-set` file names.
+/// Which one-step weakening (thread, operation; for a demotion, the
+/// entry demoted to).
+#[derive(Clone, Copy, Debug)]
+pub enum Step {
+    Remove(usize, usize),
+    Split(usize, usize),
+    Demote(usize, usize, usize),
+    Move(usize),
+}
+
+/// A weakened test and the step that made it.
 #[derive(Clone, Debug)]
 pub struct Weakening {
-    pub what: String,
+    pub step: Step,
     pub program: SProgram,
     pub cond: Cond,
+}
+
+impl Weakening {
+    /// What the weakening did, for `--allowed-set` file names
+    /// (`remove-0-1`, `split-1-0`, `demote-0-0-ld.relaxed.gpu`, `move-2`);
+    /// built only when asked, since the search makes millions.
+    pub fn what(&self, vocab: &Vocab) -> String {
+        match self.step {
+            Step::Remove(t, i) => format!("remove-{t}-{i}"),
+            Step::Split(t, i) => format!("split-{t}-{i}"),
+            Step::Demote(t, i, w) => format!("demote-{t}-{i}-{}", vocab.entries[w].name),
+            Step::Move(t) => format!("move-{t}"),
+        }
+    }
 }
 
 /// The test `(p, c)` with operation `op` of thread `t` removed: reads that
@@ -409,7 +433,7 @@ pub fn weakenings_of(
             if removals {
                 let (program, cond) = remove(vocab, p, c, t, i);
                 out.push(Weakening {
-                    what: format!("remove-{t}-{i}"),
+                    step: Step::Remove(t, i),
                     program,
                     cond,
                 });
@@ -433,7 +457,7 @@ pub fn weakenings_of(
                 };
                 q.threads[t].ops.splice(i..=i, [read, write]);
                 out.push(Weakening {
-                    what: format!("split-{t}-{i}"),
+                    step: Step::Split(t, i),
                     program: q,
                     cond: c.clone(),
                 });
@@ -442,7 +466,7 @@ pub fn weakenings_of(
                 let mut q = p.clone();
                 q.threads[t].ops[i].entry = w;
                 out.push(Weakening {
-                    what: format!("demote-{t}-{i}-{}", vocab.entries[w].name),
+                    step: Step::Demote(t, i, w),
                     program: q,
                     cond: c.clone(),
                 });
@@ -455,7 +479,7 @@ pub fn weakenings_of(
             let mut q = p.clone();
             q.threads[t].place = place;
             out.push(Weakening {
-                what: format!("move-{t}"),
+                step: Step::Move(t),
                 program: q,
                 cond: c.clone(),
             });
