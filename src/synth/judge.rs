@@ -407,3 +407,42 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
         flagged: false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mapping::enumerate::Place;
+    use crate::synth::program::{SOp, SThread};
+    use crate::synth::vocab::load;
+
+    /// SB with a fence in each thread (`W x; MFENCE; R y | W y; MFENCE;
+    /// R x`): under SC the reads see (0,2), (1,0) or (1,2), never both 0;
+    /// each location ends with its one write. By hand: the three final
+    /// states of the 20 interleavings of the four accesses.
+    #[test]
+    fn sc_states_of_sb_with_fences() {
+        let vocab = load("x86").unwrap();
+        let e = |n: &str| vocab.entries.iter().position(|x| x.name == n).unwrap();
+        let (w, f, r) = (e("W"), e("MFENCE"), e("R"));
+        let op = |entry, loc, value, reg| SOp {
+            entry,
+            loc,
+            value,
+            reg,
+        };
+        let thread = |x: u8, y: u8, v: u32| SThread {
+            place: Place::Cpu,
+            ops: vec![op(w, x, v, u8::MAX), op(f, 0, 0, u8::MAX), op(r, y, 0, 0)],
+        };
+        let p = SProgram {
+            threads: vec![thread(0, 1, 1), thread(1, 0, 2)],
+        };
+        let j = sc_judged(&vocab, &p);
+        // Terms: 0:EAX, 1:EAX, x, y.
+        assert_eq!(j.terms.len(), 4);
+        assert_eq!(
+            j.states,
+            vec![vec![0, 1, 1, 2], vec![2, 0, 1, 2], vec![2, 1, 1, 2]]
+        );
+    }
+}
