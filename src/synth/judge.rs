@@ -416,7 +416,8 @@ mod tests {
     use crate::synth::vocab::load;
 
     /// SB with a fence in each thread (`W x; MFENCE; R y | W y; MFENCE;
-    /// R x`): under SC the reads see (0,2), (1,0) or (1,2), never both 0;
+    /// R x`): under SC P0's read of y and P1's read of x give (0, 1),
+    /// (2, 0) or (2, 1), never both 0;
     /// each location ends with its one write. By hand: the three final
     /// states of the 20 interleavings of the four accesses.
     #[test]
