@@ -268,13 +268,8 @@ pub fn cond_terms(cond: &Cond) -> Vec<STerm> {
 /// (none is stronger than SC), so an outcome found here needs no model run
 /// (the SC cut, docs/synthesis.md).
 pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
-    use super::program::{reads, writes};
     let terms = p.terms(vocab);
-    let nl = p.locations();
-    let mut states: std::collections::HashSet<Vec<i64>> = std::collections::HashSet::new();
-    let mut pcs = vec![0usize; p.threads.len()];
-    let mut mem = vec![0u32; nl.max(1)];
-    let mut regs: Vec<Vec<u32>> = p
+    let regs: Vec<Vec<u32>> = p
         .threads
         .iter()
         .map(|t| {
@@ -287,26 +282,51 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
             vec![0; n.unwrap_or(0)]
         })
         .collect();
-    /// One step of every thread in turn, from a state not met before
-    /// (states already explored reach the same final states). Fences do
-    /// nothing under SC, so a thread at a fence steps past it at once.
-    #[allow(clippy::too_many_arguments)]
-    fn go(
-        vocab: &Vocab,
-        p: &SProgram,
-        terms: &[STerm],
-        pcs: &mut Vec<usize>,
-        mem: &mut Vec<u32>,
-        regs: &mut Vec<Vec<u32>>,
-        out: &mut std::collections::HashSet<Vec<i64>>,
-        seen: &mut std::collections::HashSet<[u8; 32], crate::fast_hash::FastHash>,
-    ) {
-        let start = pcs.clone();
-        for (t, pc) in pcs.iter_mut().enumerate() {
-            while p.threads[t]
+    let mut walk = ScWalk {
+        vocab,
+        p,
+        terms: &terms,
+        pcs: vec![0; p.threads.len()],
+        mem: vec![0; p.locations().max(1)],
+        regs,
+        out: std::collections::HashSet::new(),
+        seen: std::collections::HashSet::default(),
+    };
+    walk.go();
+    let mut states: Vec<Vec<i64>> = walk.out.into_iter().collect();
+    states.sort();
+    Judged {
+        terms: terms.into_iter().map(Some).collect(),
+        states,
+        flagged: false,
+    }
+}
+
+/// The interleavings of [`sc_judged`], depth first: the machine state
+/// (program counters, memory, registers), the final states found, and the
+/// states met.
+struct ScWalk<'a> {
+    vocab: &'a Vocab,
+    p: &'a SProgram,
+    terms: &'a [STerm],
+    pcs: Vec<usize>,
+    mem: Vec<u32>,
+    regs: Vec<Vec<u32>>,
+    out: std::collections::HashSet<Vec<i64>>,
+    seen: std::collections::HashSet<[u8; 32], crate::fast_hash::FastHash>,
+}
+
+impl ScWalk<'_> {
+    /// Explores from the current state unless it was met before (states
+    /// already explored reach the same final states). Fences do nothing
+    /// under SC, so a thread at a fence steps past it at once.
+    fn go(&mut self) {
+        let start = self.pcs.clone();
+        for (t, pc) in self.pcs.iter_mut().enumerate() {
+            while self.p.threads[t]
                 .ops
                 .get(*pc)
-                .is_some_and(|o| vocab.entries[o.entry].kind == OpKind::Fence)
+                .is_some_and(|o| self.vocab.entries[o.entry].kind == OpKind::Fence)
             {
                 *pc += 1;
             }
@@ -315,11 +335,12 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
         // each (programs past 32 of them, or with values past 255, are
         // explored without the memo).
         let mut key = [0u8; 32];
-        let parts = pcs
+        let parts = self
+            .pcs
             .iter()
             .copied()
-            .chain(mem.iter().map(|&v| v as usize))
-            .chain(regs.iter().flatten().map(|&v| v as usize));
+            .chain(self.mem.iter().map(|&v| v as usize))
+            .chain(self.regs.iter().flatten().map(|&v| v as usize));
         let mut fits = true;
         for (i, v) in parts.enumerate() {
             match (key.get_mut(i), u8::try_from(v)) {
@@ -330,81 +351,56 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
                 }
             }
         }
-        if !fits || seen.insert(key) {
-            step(vocab, p, terms, pcs, mem, regs, out, seen);
+        if !fits || self.seen.insert(key) {
+            self.step();
         }
-        *pcs = start;
+        self.pcs = start;
     }
-    #[allow(clippy::too_many_arguments)]
-    fn step(
-        vocab: &Vocab,
-        p: &SProgram,
-        terms: &[STerm],
-        pcs: &mut Vec<usize>,
-        mem: &mut Vec<u32>,
-        regs: &mut Vec<Vec<u32>>,
-        out: &mut std::collections::HashSet<Vec<i64>>,
-        seen: &mut std::collections::HashSet<[u8; 32], crate::fast_hash::FastHash>,
-    ) {
+
+    /// One step of each thread in turn (an RMW is one atomic step; an add
+    /// writes what it read plus its amount), or the final state when
+    /// every thread is done.
+    fn step(&mut self) {
+        use super::program::{reads, writes};
+        let (vocab, p) = (self.vocab, self.p);
         let mut done = true;
         for t in 0..p.threads.len() {
-            let Some(o) = p.threads[t].ops.get(pcs[t]) else {
+            let Some(o) = p.threads[t].ops.get(self.pcs[t]) else {
                 continue;
             };
             done = false;
-            let old_mem = mem[o.loc as usize];
+            let old_mem = self.mem[o.loc as usize];
             let old_reg = if reads(vocab, o) {
-                regs[t][o.reg as usize]
+                std::mem::replace(&mut self.regs[t][o.reg as usize], old_mem)
             } else {
                 0
             };
-            if reads(vocab, o) {
-                regs[t][o.reg as usize] = old_mem;
-            }
             if writes(vocab, o) {
-                mem[o.loc as usize] = if vocab.entries[o.entry].adds {
+                self.mem[o.loc as usize] = if vocab.entries[o.entry].adds {
                     old_mem + o.value
                 } else {
                     o.value
                 };
             }
-            pcs[t] += 1;
-            go(vocab, p, terms, pcs, mem, regs, out, seen);
-            pcs[t] -= 1;
-            mem[o.loc as usize] = old_mem;
+            self.pcs[t] += 1;
+            self.go();
+            self.pcs[t] -= 1;
+            self.mem[o.loc as usize] = old_mem;
             if reads(vocab, o) {
-                regs[t][o.reg as usize] = old_reg;
+                self.regs[t][o.reg as usize] = old_reg;
             }
         }
         if done {
-            out.insert(
-                terms
-                    .iter()
-                    .map(|t| match *t {
-                        STerm::Reg { thread, reg } => regs[thread][reg as usize] as i64,
-                        STerm::Loc(l) => mem[l as usize] as i64,
-                    })
-                    .collect(),
-            );
+            let state = self
+                .terms
+                .iter()
+                .map(|t| match *t {
+                    STerm::Reg { thread, reg } => self.regs[thread][reg as usize] as i64,
+                    STerm::Loc(l) => self.mem[l as usize] as i64,
+                })
+                .collect();
+            self.out.insert(state);
         }
-    }
-    let mut seen = std::collections::HashSet::default();
-    go(
-        vocab,
-        p,
-        &terms,
-        &mut pcs,
-        &mut mem,
-        &mut regs,
-        &mut states,
-        &mut seen,
-    );
-    let mut states: Vec<Vec<i64>> = states.into_iter().collect();
-    states.sort();
-    Judged {
-        terms: terms.into_iter().map(Some).collect(),
-        states,
-        flagged: false,
     }
 }
 
