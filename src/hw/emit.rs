@@ -265,9 +265,10 @@ BAR_DONE{r}:
 /// `instance / p_workers`, paced `p_step_ns` apart on `%globaltimer`, so
 /// the host threads, which walk the instances in that order, meet it),
 /// marks its arrival in the instance's flag line (host memory), waits the
-/// instance's GPU delay (`p_gpu_delay`), and reads the other roles' done
-/// marks; those loads' values are used only after
-/// the body, so the body's accesses do not wait for them. No polling of
+/// instance's GPU delay (`p_gpu_delay_base` plus a draw below
+/// `p_gpu_delay`, SM cycles), and reads the other roles' done marks; those
+/// loads' values are used only after the body, so the body's accesses do
+/// not wait for them. No polling of
 /// host memory: the host follows the GPU.
 fn compound_arrival(plan: &Plan, r: usize, s: &mut String) {
     let g = plan.roles[..r].iter().filter(|x| x.host.is_none()).count();

@@ -27,8 +27,8 @@ pub struct CompoundArgs {
     pub workers: u32,
     /// Nanoseconds between ranks.
     pub step_ns: u32,
-    /// GPU delays after the arrival mark are drawn in `0..gpu_delay`
-    /// SM clock cycles (0: none).
+    /// The random part of the GPU delay after the arrival mark, drawn per
+    /// instance in `0..gpu_delay` SM clock cycles (0: none).
     pub gpu_delay: u32,
     /// A fixed part added to every GPU delay (SM clock cycles).
     pub gpu_delay_base: u32,

@@ -50,10 +50,10 @@ pub struct Profile {
     /// want to wait longer than a writer.
     pub host_reader_delay_cycles: u32,
     /// Compound runs: after their arrival mark, an instance's GPU roles
-    /// wait a delay drawn per instance in `0..gpu_delay_cycles` SM clock
-    /// cycles before their bodies, so that the bodies sweep the window in
-    /// which the host (which starts when it sees the mark, a PCIe trip
-    /// later) runs its own.
+    /// wait `gpu_delay_base_cycles` plus a delay drawn per instance in
+    /// `0..gpu_delay_cycles` SM clock cycles before their bodies, so that
+    /// the bodies sweep the window in which the host (which starts when it
+    /// sees the mark, microseconds later) runs its own.
     pub gpu_delay_cycles: u32,
     /// Compound runs: a fixed part added to every GPU delay (SM clock
     /// cycles), for hosts that act well after the GPU's arrival mark.

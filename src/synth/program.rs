@@ -144,9 +144,7 @@ impl SProgram {
         product(&choices, 0, &mut cur, &mut out);
         (out, pinned)
     }
-}
 
-impl SProgram {
     /// [`SProgram::outcomes`] for a program with adds, whose written
     /// values depend on what the adds read: every choice of a source (the
     /// initial value or a write to the location) for every read, the
@@ -249,6 +247,15 @@ impl SProgram {
     }
 }
 
+/// The value condition `c` gives the register of read `o` of thread `t`.
+fn read_value(t: usize, o: &SOp, c: &Cond) -> Option<u32> {
+    let me = STerm::Reg {
+        thread: t,
+        reg: o.reg,
+    };
+    c.iter().find(|x| x.0 == me).map(|&(_, v)| v)
+}
+
 /// The value operation `o` of thread `t` writes under condition `c`: its
 /// own value, or for an add the value its register read (in `c`) plus its
 /// amount (`None` when `c` does not give that register).
@@ -256,11 +263,7 @@ fn written_value(vocab: &Vocab, t: usize, o: &SOp, c: &Cond) -> Option<u32> {
     if !vocab.entries[o.entry].adds {
         return Some(o.value);
     }
-    let me = STerm::Reg {
-        thread: t,
-        reg: o.reg,
-    };
-    c.iter().find(|x| x.0 == me).map(|&(_, v)| v + o.value)
+    read_value(t, o, c).map(|v| v + o.value)
 }
 
 fn product(choices: &[(STerm, Vec<u32>)], i: usize, cur: &mut Cond, out: &mut Vec<Cond>) {
@@ -343,11 +346,7 @@ fn remove(vocab: &Vocab, p: &SProgram, c: &Cond, t: usize, op: usize) -> (SProgr
                 if (ti, oi) == (t, op) || !vocab.entries[o.entry].adds {
                     continue;
                 }
-                let me = STerm::Reg {
-                    thread: ti,
-                    reg: o.reg,
-                };
-                if let Some(&(_, v)) = c.iter().find(|x| x.0 == me)
+                if let Some(v) = read_value(ti, o, c)
                     && lost.contains(&v)
                     && !lost.contains(&(v + o.value))
                 {
