@@ -42,22 +42,38 @@ impl Judged {
     /// Whether some allowed state satisfies every `term = value` of `cond`
     /// (terms the program does not observe never match).
     pub fn allows(&self, cond: &Cond) -> bool {
-        let idx: Option<Vec<(usize, i64)>> = cond
-            .iter()
-            .map(|&(t, v)| {
-                self.terms
-                    .iter()
-                    .position(|m| *m == Some(t))
-                    .map(|i| (i, v as i64))
-            })
-            .collect();
-        let Some(idx) = idx else {
-            return false;
+        // Positions of the condition's terms, on the stack for conditions
+        // of up to 32 terms (every synthesised one: a term per event at
+        // most).
+        let mut stack = [(0usize, 0i64); 32];
+        let mut heap = Vec::new();
+        let idx: &mut [(usize, i64)] = if cond.len() <= stack.len() {
+            &mut stack[..cond.len()]
+        } else {
+            heap.resize(cond.len(), (0, 0));
+            &mut heap
         };
+        for (slot, &(t, v)) in idx.iter_mut().zip(cond) {
+            let Some(i) = self.terms.iter().position(|m| *m == Some(t)) else {
+                return false;
+            };
+            *slot = (i, v as i64);
+        }
         self.states
             .iter()
             .any(|s| idx.iter().all(|&(i, v)| s[i] == v))
     }
+}
+
+/// A program ready for judging many of its outcomes
+/// ([`Judge::prepare`]): its canonical form with the renaming into it, its
+/// SC states (with the SC cut), and the model's judgement once needed. The
+/// empty program has none of them and allows everything.
+#[derive(Default)]
+pub struct Prepared {
+    canon: Option<CanonEntry>,
+    sc: Option<Arc<Judged>>,
+    judged: std::sync::OnceLock<Arc<Judged>>,
 }
 
 /// A model (by name, or restricted to some checks) with a cache of
@@ -149,8 +165,16 @@ impl<'a> Judge<'a> {
     /// ([`super::program::canonical`]); with the SC cut on, an outcome some
     /// interleaving reaches is allowed without a model run.
     pub fn allows(&self, p: &SProgram, cond: &Cond) -> Result<bool, String> {
+        let prepared = self.prepare(p)?;
+        self.allows_prepared(&prepared, cond)
+    }
+
+    /// `p` made ready for judging many outcomes of it: its canonical form
+    /// and renaming and its SC states, looked up once instead of once per
+    /// outcome (the model's judgement is added on first need).
+    pub fn prepare(&self, p: &SProgram) -> Result<Prepared, String> {
         if p.threads.is_empty() {
-            return Ok(true);
+            return Ok(Prepared::default());
         }
         let canon = {
             let memo = self.canon_memo.lock().map_err(|e| e.to_string())?;
@@ -168,14 +192,13 @@ impl<'a> Judge<'a> {
                 x
             }
         };
-        let q = &canon.0;
-        let c = canon.1.apply(cond);
-        if self.sc_cut {
+        let sc = if self.sc_cut {
+            let q = &canon.0;
             let sc = {
                 let memo = self.sc_memo.lock().map_err(|e| e.to_string())?;
                 memo.get(q).cloned()
             };
-            let sc = match sc {
+            Some(match sc {
                 Some(s) => s,
                 None => {
                     let s = Arc::new(sc_judged(self.vocab, q));
@@ -186,12 +209,33 @@ impl<'a> Judge<'a> {
                     memo.insert(q.clone(), s.clone());
                     s
                 }
-            };
-            if sc.allows(&c) {
-                return Ok(true);
-            }
+            })
+        } else {
+            None
+        };
+        Ok(Prepared {
+            canon: Some(canon),
+            sc,
+            judged: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// [`Judge::allows`] for a prepared program (see [`Judge::prepare`]).
+    pub fn allows_prepared(&self, prepared: &Prepared, cond: &Cond) -> Result<bool, String> {
+        let Some(canon) = &prepared.canon else {
+            return Ok(true);
+        };
+        let c = canon.1.apply(cond);
+        if prepared.sc.as_ref().is_some_and(|sc| sc.allows(&c)) {
+            return Ok(true);
         }
-        let j = self.judge(q)?;
+        let j = match prepared.judged.get() {
+            Some(j) => j.clone(),
+            None => {
+                let j = self.judge(&canon.0)?;
+                prepared.judged.get_or_init(|| j).clone()
+            }
+        };
         Ok((self.catch_fire && j.flagged) || j.allows(&c))
     }
 

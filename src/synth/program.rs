@@ -330,12 +330,30 @@ impl Weakening {
 /// value it was go the same way. A thread left empty disappears (threads
 /// renumbered).
 fn remove(vocab: &Vocab, p: &SProgram, c: &Cond, t: usize, op: usize) -> (SProgram, Cond) {
-    let gone = p.threads[t].ops[op].clone();
+    (removed_program(p, t, op), removed_cond(vocab, p, c, t, op))
+}
+
+/// `p` with operation `op` of thread `t` removed (a thread left empty
+/// disappears): the program of [`remove`], which does not depend on the
+/// condition.
+pub fn removed_program(p: &SProgram, t: usize, op: usize) -> SProgram {
+    let mut q = p.clone();
+    q.threads[t].ops.remove(op);
+    if q.threads[t].ops.is_empty() {
+        q.threads.remove(t);
+    }
+    q
+}
+
+/// The condition of [`remove`] for `c` (see there), against
+/// [`removed_program`]'s program.
+pub fn removed_cond(vocab: &Vocab, p: &SProgram, c: &Cond, t: usize, op: usize) -> Cond {
+    let gone = &p.threads[t].ops[op];
     // Values no longer written as the condition says: the removed write's,
     // then those of adds that read one of them.
     let mut lost: Vec<u32> = Vec::new();
-    if writes(vocab, &gone)
-        && let Some(v) = written_value(vocab, t, &gone, c)
+    if writes(vocab, gone)
+        && let Some(v) = written_value(vocab, t, gone, c)
     {
         lost.push(v);
     }
@@ -358,12 +376,7 @@ fn remove(vocab: &Vocab, p: &SProgram, c: &Cond, t: usize, op: usize) -> (SProgr
             break;
         }
     }
-    let mut q = p.clone();
-    q.threads[t].ops.remove(op);
-    let empty = q.threads[t].ops.is_empty();
-    if empty {
-        q.threads.remove(t);
-    }
+    let empty = p.threads[t].ops.len() == 1;
     // Per location, the values of the writes left (None: unconstrained).
     let left = |loc: u8| -> Vec<Option<u32>> {
         p.threads
@@ -378,7 +391,7 @@ fn remove(vocab: &Vocab, p: &SProgram, c: &Cond, t: usize, op: usize) -> (SProgr
     for &(term, v) in c {
         match term {
             STerm::Reg { thread, reg } => {
-                if thread == t && reg == gone.reg && reads(vocab, &gone) {
+                if thread == t && reg == gone.reg && reads(vocab, gone) {
                     continue;
                 }
                 if lost.contains(&v) {
@@ -403,7 +416,7 @@ fn remove(vocab: &Vocab, p: &SProgram, c: &Cond, t: usize, op: usize) -> (SProgr
         }
     }
     out.sort();
-    (q, out)
+    out
 }
 
 /// Every one-step weakening of the test `(p, c)`: remove one operation (an

@@ -3,8 +3,8 @@
 //! filled with vocabulary entries, each canonical program judged once and
 //! every outcome of it classified (docs/synthesis.md).
 
-use super::judge::{Judge, Judged, sc_judged};
-use super::program::{Cond, SOp, SProgram, SThread, Weakening, weakenings_of};
+use super::judge::{Judge, Judged, Prepared, sc_judged};
+use super::program::{Cond, SOp, SProgram, SThread, removed_cond, removed_program, weakenings_of};
 use super::vocab::{Dialect, Vocab};
 use crate::mapping::enumerate::{
     self, Op, OpKind, Place, Reduce, Space, Thread, is_canonical_program, unit_hash,
@@ -351,6 +351,28 @@ fn classify(mode: &Mode<'_>, p: &SProgram, c: &Cond) -> Result<Option<bool>, Str
     })
 }
 
+/// `p` prepared under each judge ([`Judge::prepare`]).
+fn prepare_all(judges: &[&Judge<'_>], p: &SProgram) -> Result<Vec<Prepared>, String> {
+    judges.iter().map(|j| j.prepare(p)).collect()
+}
+
+/// [`classify`] for a program prepared under each judge of the mode (in
+/// [`search_shape`]'s order: the one judge, or A then B).
+fn classify_prepared(
+    mode: &Mode<'_>,
+    preps: &[Prepared],
+    c: &Cond,
+) -> Result<Option<bool>, String> {
+    Ok(match (mode, preps) {
+        (Mode::Synth { judge, .. }, [p]) => (!judge.allows_prepared(p, c)?).then_some(false),
+        (Mode::Distinguish { a, b }, [pa, pb]) => {
+            let (x, y) = (a.allows_prepared(pa, c)?, b.allows_prepared(pb, c)?);
+            (x != y).then_some(x)
+        }
+        _ => return Err("internal: programs prepared for other judges".into()),
+    })
+}
+
 /// Searches one shape; returns its findings and counts.
 pub fn search_shape(
     vocab: &Vocab,
@@ -412,6 +434,16 @@ pub fn search_shape(
         counts.programs += 1;
         let (outcomes, pinned) = p.outcomes(vocab);
         let sc = prune.then(|| sc_judged(vocab, &p));
+        let mut prepared: Option<Vec<Prepared>> = None;
+        // Each removal (thread, operation), in `weakenings_of`'s order,
+        // and its program once prepared.
+        let removal_at: Vec<(usize, usize)> = p
+            .threads
+            .iter()
+            .enumerate()
+            .flat_map(|(t, th)| (0..th.ops.len()).map(move |i| (t, i)))
+            .collect();
+        let mut removals: Vec<Option<Vec<Prepared>>> = removal_at.iter().map(|_| None).collect();
         for (ci, c) in outcomes.into_iter().enumerate() {
             counts.outcomes += 1;
             if !pinned {
@@ -431,27 +463,27 @@ pub fn search_shape(
                     continue;
                 }
             }
-            // The other weakenings are built only for outcomes that get
-            // past the removals.
-            let removals = if minimality {
-                weakenings_of(vocab, &p, &c, places, true, false)
-            } else {
-                Vec::new()
+            // The removals' programs do not depend on the outcome: each is
+            // prepared once per program, on first need (and `p` itself
+            // likewise), and only its condition is built per outcome.
+            let mut blocked = |k: usize, dir: bool| -> Result<bool, String> {
+                let (t, i) = removal_at[k];
+                if removals[k].is_none() {
+                    removals[k] = Some(prepare_all(&judges, &removed_program(&p, t, i))?);
+                }
+                let cond = removed_cond(vocab, &p, &c, t, i);
+                let preps = removals[k].as_deref().unwrap_or(&[]);
+                Ok(classify_prepared(mode, preps, &cond)? == Some(dir))
             };
+            let n_removals = if minimality { removal_at.len() } else { 0 };
             // Synthesis: a removal that stays forbidden rules the outcome
             // out before the program itself is judged.
             let synth = matches!(mode, Mode::Synth { .. });
-            let blocked = |w: &Weakening, dir: bool| -> Result<bool, String> {
-                if w.program.threads.is_empty() {
-                    return Ok(false);
-                }
-                Ok(classify(mode, &w.program, &w.cond)? == Some(dir))
-            };
             let mut removal_checked = false;
             if synth {
                 let mut out = false;
-                for w in &removals {
-                    if blocked(w, false)? {
+                for k in 0..n_removals {
+                    if blocked(k, false)? {
                         out = true;
                         break;
                     }
@@ -461,13 +493,16 @@ pub fn search_shape(
                 }
                 removal_checked = true;
             }
-            let Some(dir) = classify(mode, &p, &c)? else {
+            if prepared.is_none() {
+                prepared = Some(prepare_all(&judges, &p)?);
+            }
+            let Some(dir) = classify_prepared(mode, prepared.as_deref().unwrap_or(&[]), &c)? else {
                 continue;
             };
             let mut minimal = true;
             if !removal_checked {
-                for w in &removals {
-                    if blocked(w, dir)? {
+                for k in 0..n_removals {
+                    if blocked(k, dir)? {
                         minimal = false;
                         break;
                     }
@@ -484,7 +519,9 @@ pub fn search_shape(
                 Vec::new()
             };
             for w in &others {
-                if blocked(w, dir)? {
+                if !w.program.threads.is_empty()
+                    && classify(mode, &w.program, &w.cond)? == Some(dir)
+                {
                     minimal = false;
                     break;
                 }
