@@ -74,7 +74,13 @@ fn main() -> ExitCode {
     // Parsers and the evaluator bound their depth for this stack, on the
     // main work's thread and on rayon's.
     litmix::budget::init_thread_pool();
-    litmix::budget::with_big_stack(move || dispatch(cli))
+    // The server runs until stopped, on a thread of its own; every other
+    // command's work runs on one of the pool's workers.
+    if matches!(cli.command, Command::Serve(_)) {
+        litmix::budget::with_big_stack(move || dispatch(cli))
+    } else {
+        litmix::budget::on_pool(move || dispatch(cli))
+    }
 }
 
 fn dispatch(cli: Cli) -> ExitCode {

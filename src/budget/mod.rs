@@ -52,6 +52,31 @@ pub fn with_big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static)
     }
 }
 
+/// Runs `f` on a worker of rayon's global pool (whose threads have
+/// [`STACK_BYTES`] stacks, see [`init_thread_pool`]) and returns its result,
+/// a panic included. Against [`with_big_stack`] this spares a thread's
+/// start: the worker also takes part in `f`'s own parallel work, so no
+/// core idles. Only for work that ends: while `f` runs, the pool has one
+/// worker less for anything else (a server keeps its own thread).
+pub fn on_pool<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    rayon::spawn(move || {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        let _ = tx.send(r);
+    });
+    match rx.recv() {
+        Ok(Ok(v)) => v,
+        Ok(Err(p)) => std::panic::resume_unwind(p),
+        // The job was dropped unrun: only if the pool could not start.
+        Err(_) => pool_dropped_the_job(),
+    }
+}
+
+#[cold]
+fn pool_dropped_the_job<T>() -> T {
+    panic!("rayon's pool dropped the main work without running it")
+}
+
 /// Gives rayon's global pool [`STACK_BYTES`] stacks (once; later calls and
 /// a pool already built are left as they are).
 pub fn init_thread_pool() {

@@ -20,7 +20,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 10.0)]
     pub time_limit: f64,
     /// Candidate executions one check may judge.
-    #[arg(long, default_value_t = ServeLimits::default().max_candidates)]
+    #[arg(long, default_value_t = litmix::serve::DEFAULT_MAX_CANDIDATES)]
     pub max_candidates: u64,
     /// Checks running at once in the long lane (default: the number of
     /// cores); the fast lane runs more (docs/limits.md).

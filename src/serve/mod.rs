@@ -33,6 +33,13 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
 
+/// Candidate executions one check may judge by default: a few seconds of
+/// search for the costliest shapes measured (docs/decisions.md); the time
+/// bound answers anyway. A constant, so that the command line's default
+/// costs nothing (the rest of [`ServeLimits::default`] asks the system for
+/// its cores).
+pub const DEFAULT_MAX_CANDIDATES: u64 = 100_000;
+
 /// Limits on what one request may cost.
 #[derive(Clone, Debug)]
 pub struct ServeLimits {
@@ -80,9 +87,7 @@ impl Default for ServeLimits {
         ServeLimits {
             body_bytes: 1 << 20,
             time: Duration::from_secs(10),
-            // A few seconds of search for the costliest shapes measured
-            // (docs/decisions.md); the time bound answers anyway.
-            max_candidates: 100_000,
+            max_candidates: DEFAULT_MAX_CANDIDATES,
             max_events: 128,
             max_paths: 10_000,
             unroll: 2,
