@@ -32,7 +32,7 @@ pub struct Judged {
     /// The observed terms, in the result's order (`None` for an observed
     /// name that is no term of the program).
     pub terms: Vec<Option<STerm>>,
-    /// Allowed states (values in `terms` order).
+    /// Allowed states (values in `terms` order), sorted.
     pub states: Vec<Vec<i64>>,
     /// A flag (`undefined`, a race) raised by some allowed execution.
     pub flagged: bool,
@@ -58,6 +58,24 @@ impl Judged {
                 return false;
             };
             *slot = (i, v as i64);
+        }
+        // A condition on every term (most outcomes of a program against
+        // its own judgement) is one state: a binary search, the states
+        // being sorted.
+        let n = self.terms.len();
+        if idx.len() == n && n <= 32 {
+            let mut state = [i64::MIN; 32];
+            let mut set = 0u32;
+            for &(i, v) in idx.iter() {
+                state[i] = v;
+                set |= 1 << i;
+            }
+            if set.count_ones() as usize == n {
+                return self
+                    .states
+                    .binary_search_by(|s| s.as_slice().cmp(&state[..n]))
+                    .is_ok();
+            }
         }
         self.states
             .iter()
@@ -173,6 +191,12 @@ impl<'a> Judge<'a> {
     /// and renaming and its SC states, looked up once instead of once per
     /// outcome (the model's judgement is added on first need).
     pub fn prepare(&self, p: &SProgram) -> Result<Prepared, String> {
+        self.prepare_with(p, self.sc_cut)
+    }
+
+    /// [`Judge::prepare`], with the SC states only if `sc` (a caller that
+    /// has already applied the SC cut to `p`'s outcomes passes false).
+    pub fn prepare_with(&self, p: &SProgram, sc: bool) -> Result<Prepared, String> {
         if p.threads.is_empty() {
             return Ok(Prepared::default());
         }
@@ -192,7 +216,7 @@ impl<'a> Judge<'a> {
                 x
             }
         };
-        let sc = if self.sc_cut {
+        let sc = if sc {
             let q = &canon.0;
             let sc = {
                 let memo = self.sc_memo.lock().map_err(|e| e.to_string())?;
@@ -271,7 +295,7 @@ impl<'a> Judge<'a> {
                 result.observed, want
             ));
         }
-        let states = result
+        let mut states: Vec<Vec<i64>> = result
             .states
             .keys()
             .map(|s| {
@@ -283,6 +307,7 @@ impl<'a> Judge<'a> {
                     .collect()
             })
             .collect();
+        states.sort();
         let terms = result
             .observed
             .iter()

@@ -351,9 +351,17 @@ fn classify(mode: &Mode<'_>, p: &SProgram, c: &Cond) -> Result<Option<bool>, Str
     })
 }
 
-/// `p` prepared under each judge ([`Judge::prepare`]).
-fn prepare_all(judges: &[&Judge<'_>], p: &SProgram) -> Result<Vec<Prepared>, String> {
-    judges.iter().map(|j| j.prepare(p)).collect()
+/// `p` prepared under each judge ([`Judge::prepare`]); without SC
+/// states when `sc_done` (the search applied the SC cut to `p` already).
+fn prepare_all(
+    judges: &[&Judge<'_>],
+    p: &SProgram,
+    sc_done: bool,
+) -> Result<Vec<Prepared>, String> {
+    judges
+        .iter()
+        .map(|j| j.prepare_with(p, j.sc_cut && !sc_done))
+        .collect()
 }
 
 /// [`classify`] for a program prepared under each judge of the mode (in
@@ -469,7 +477,7 @@ pub fn search_shape(
             let mut blocked = |k: usize, dir: bool| -> Result<bool, String> {
                 let (t, i) = removal_at[k];
                 if removals[k].is_none() {
-                    removals[k] = Some(prepare_all(&judges, &removed_program(&p, t, i))?);
+                    removals[k] = Some(prepare_all(&judges, &removed_program(&p, t, i), false)?);
                 }
                 let cond = removed_cond(vocab, &p, &c, t, i);
                 let preps = removals[k].as_deref().unwrap_or(&[]);
@@ -494,7 +502,7 @@ pub fn search_shape(
                 removal_checked = true;
             }
             if prepared.is_none() {
-                prepared = Some(prepare_all(&judges, &p)?);
+                prepared = Some(prepare_all(&judges, &p, sc.is_some())?);
             }
             let Some(dir) = classify_prepared(mode, prepared.as_deref().unwrap_or(&[]), &c)? else {
                 continue;
