@@ -12,25 +12,61 @@ const X86_REGS: &[&str] = &[
     "R15D",
 ];
 
+/// Writes the name of register `reg` in `dialect` to `out`.
+fn write_reg(out: &mut String, dialect: Dialect, reg: u8) {
+    match (dialect, X86_REGS.get(reg as usize)) {
+        (Dialect::X86, Some(r)) => out.push_str(r),
+        (Dialect::X86, None) => {
+            let _ = write!(out, "R{reg}");
+        }
+        _ => {
+            let _ = write!(out, "r{reg}");
+        }
+    }
+}
+
+/// Writes the name of location `l` to `out` (as
+/// [`crate::mapping::enumerate::loc_name`], without allocating).
+fn write_loc(out: &mut String, l: usize) {
+    match LOCS.get(l) {
+        Some(n) => out.push_str(n),
+        None => out.push_str(&loc_name(l)),
+    }
+}
+
+const LOCS: &[&str] = &["x", "y", "z", "w"];
+
 /// The name of register `reg` in `dialect`.
 pub fn reg_name(dialect: Dialect, reg: u8) -> String {
-    match dialect {
-        Dialect::X86 => X86_REGS
-            .get(reg as usize)
-            .map_or_else(|| format!("R{reg}"), |r| r.to_string()),
-        _ => format!("r{reg}"),
+    let mut s = String::new();
+    write_reg(&mut s, dialect, reg);
+    s
+}
+
+/// Writes a term as herd writes it in a condition (`1:EAX`, `x`, `[x]`
+/// in C) to `out`.
+fn write_term(out: &mut String, dialect: Dialect, t: STerm) {
+    match t {
+        STerm::Reg { thread, reg } => {
+            let _ = write!(out, "{thread}:");
+            write_reg(out, dialect, reg);
+        }
+        STerm::Loc(l) => match dialect {
+            Dialect::C | Dialect::OpenCl => {
+                out.push('[');
+                write_loc(out, l as usize);
+                out.push(']');
+            }
+            _ => write_loc(out, l as usize),
+        },
     }
 }
 
 /// A term as herd writes it in a condition (`1:EAX`, `x`, `[x]` in C).
 pub fn term_text(dialect: Dialect, t: STerm) -> String {
-    match t {
-        STerm::Reg { thread, reg } => format!("{thread}:{}", reg_name(dialect, reg)),
-        STerm::Loc(l) => match dialect {
-            Dialect::C | Dialect::OpenCl => format!("[{}]", loc_name(l as usize)),
-            _ => loc_name(l as usize),
-        },
-    }
+    let mut s = String::new();
+    write_term(&mut s, dialect, t);
+    s
 }
 
 /// The term as litmix's results name it (`1:EAX`, `x`).
@@ -43,14 +79,48 @@ pub fn term_result_name(dialect: Dialect, t: STerm) -> String {
 
 /// `exists (a=1 /\ b=2)`; `exists (true)` when `cond` is empty.
 pub fn condition_text(dialect: Dialect, cond: &Cond) -> String {
+    let mut s = String::new();
+    write_condition(&mut s, dialect, cond);
+    s
+}
+
+fn write_condition(out: &mut String, dialect: Dialect, cond: &Cond) {
     if cond.is_empty() {
-        return "exists (true)".into();
+        out.push_str("exists (true)");
+        return;
     }
-    let parts: Vec<String> = cond
-        .iter()
-        .map(|&(t, v)| format!("{}={v}", term_text(dialect, t)))
-        .collect();
-    format!("exists ({})", parts.join(" /\\ "))
+    out.push_str("exists (");
+    for (i, &(t, v)) in cond.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" /\\ ");
+        }
+        write_term(out, dialect, t);
+        let _ = write!(out, "={v}");
+    }
+    out.push(')');
+}
+
+/// Writes one vocabulary line with its `{r}`, `{x}` and `{v}` filled in.
+fn write_line(out: &mut String, dialect: Dialect, line: &str, o: &super::program::SOp) {
+    let mut rest = line;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if let Some(t) = tail.strip_prefix("{r}") {
+            write_reg(out, dialect, o.reg);
+            rest = t;
+        } else if let Some(t) = tail.strip_prefix("{x}") {
+            write_loc(out, o.loc as usize);
+            rest = t;
+        } else if let Some(t) = tail.strip_prefix("{v}") {
+            let _ = write!(out, "{}", o.value);
+            rest = t;
+        } else {
+            out.push('{');
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
 }
 
 /// The lines of one thread.
@@ -59,21 +129,37 @@ fn thread_lines(vocab: &Vocab, p: &SProgram, t: usize) -> Vec<String> {
     for o in &p.threads[t].ops {
         let e = &vocab.entries[o.entry];
         for l in &e.lines {
-            out.push(
-                l.replace("{r}", &reg_name(vocab.dialect, o.reg))
-                    .replace("{x}", &loc_name(o.loc as usize))
-                    .replace("{v}", &o.value.to_string()),
-            );
+            let mut line = String::with_capacity(l.len() + 8);
+            write_line(&mut line, vocab.dialect, l, o);
+            out.push(line);
         }
     }
     out
+}
+
+/// Writes one row of a table test: each column's cell padded to its width,
+/// columns apart by `|`.
+fn write_row<'a>(s: &mut String, width: &[usize], cell: impl Fn(usize) -> &'a str) {
+    for (t, w) in width.iter().enumerate() {
+        if t > 0 {
+            s.push('|');
+        }
+        let c = cell(t);
+        s.push(' ');
+        s.push_str(c);
+        for _ in c.len()..*w {
+            s.push(' ');
+        }
+        s.push(' ');
+    }
+    s.push_str(";\n");
 }
 
 /// The test as litmus text: `name`, a quoted comment, the program, the
 /// condition.
 pub fn print(vocab: &Vocab, p: &SProgram, cond: &Cond, name: &str, comment: &str) -> String {
     let nl = p.locations();
-    let mut s = String::new();
+    let mut s = String::with_capacity(256);
     let _ = writeln!(s, "{} {name}", vocab.dialect.arch());
     if !comment.is_empty() {
         let _ = writeln!(s, "\"{}\"", comment.replace('"', "'"));
@@ -82,7 +168,8 @@ pub fn print(vocab: &Vocab, p: &SProgram, cond: &Cond, name: &str, comment: &str
         Dialect::X86 | Dialect::Ptx => {
             s.push_str("{ ");
             for l in 0..nl {
-                let _ = write!(s, "{}=0; ", loc_name(l));
+                write_loc(&mut s, l);
+                s.push_str("=0; ");
             }
             s.push_str("}\n");
             let cols: Vec<Vec<String>> = (0..p.threads.len())
@@ -108,45 +195,48 @@ pub fn print(vocab: &Vocab, p: &SProgram, cond: &Cond, name: &str, comment: &str
                 })
                 .collect();
             let rows = cols.iter().map(Vec::len).max().unwrap_or(0);
-            let row = |cells: Vec<&str>| -> String {
-                let padded: Vec<String> = cells
-                    .iter()
-                    .enumerate()
-                    .map(|(t, c)| format!(" {:w$} ", c, w = width[t]))
-                    .collect();
-                format!("{};\n", padded.join("|"))
-            };
-            s.push_str(&row(heads.iter().map(String::as_str).collect()));
+            write_row(&mut s, &width, |t| heads[t].as_str());
             for r in 0..rows {
-                s.push_str(&row(cols
-                    .iter()
-                    .map(|c| c.get(r).map_or("", String::as_str))
-                    .collect()));
+                write_row(&mut s, &width, |t| {
+                    cols[t].get(r).map_or("", String::as_str)
+                });
             }
         }
         Dialect::C | Dialect::OpenCl => {
             s.push_str("{ ");
             for l in 0..nl {
-                let _ = write!(s, "[{}]=0; ", loc_name(l));
+                s.push('[');
+                write_loc(&mut s, l);
+                s.push_str("]=0; ");
             }
             s.push_str("}\n");
-            let params: Vec<String> = (0..nl)
-                .map(|l| format!("atomic_int* {}", loc_name(l)))
-                .collect();
+            let mut params = String::new();
+            for l in 0..nl {
+                if l > 0 {
+                    params.push_str(", ");
+                }
+                params.push_str("atomic_int* ");
+                write_loc(&mut params, l);
+            }
             for (t, th) in p.threads.iter().enumerate() {
-                let place = match th.place {
-                    Place::Gpu { dev, wg } => format!("@wg {wg}, dev {dev}"),
-                    _ => String::new(),
-                };
-                let _ = writeln!(s, "\nP{t}{place} ({}) {{", params.join(", "));
-                for l in thread_lines(vocab, p, t) {
-                    let _ = writeln!(s, "  {l}");
+                let _ = write!(s, "\nP{t}");
+                if let Place::Gpu { dev, wg } = th.place {
+                    let _ = write!(s, "@wg {wg}, dev {dev}");
+                }
+                let _ = writeln!(s, " ({params}) {{");
+                for o in &th.ops {
+                    for l in &vocab.entries[o.entry].lines {
+                        s.push_str("  ");
+                        write_line(&mut s, vocab.dialect, l, o);
+                        s.push('\n');
+                    }
                 }
                 s.push_str("}\n");
             }
             s.push('\n');
         }
     }
-    let _ = writeln!(s, "{}", condition_text(vocab.dialect, cond));
+    write_condition(&mut s, vocab.dialect, cond);
+    s.push('\n');
     s
 }
