@@ -32,6 +32,9 @@ pub(super) struct Parser<'a> {
     pub(super) lx: Lexer<'a>,
     /// Nesting depth of parentheses, to refuse absurdly deep input.
     pub(super) depth: u32,
+    /// The last token peeked, reused by a next or peek from the same state
+    /// (binary-operator levels of a condition peek the same token often).
+    pub(super) peeked: crate::lex_util::Lookahead<Lexer<'a>>,
 }
 
 impl TokenParser for Parser<'_> {
@@ -40,11 +43,11 @@ impl TokenParser for Parser<'_> {
     }
 
     fn next(&mut self) -> Result<Token, Diagnostic> {
-        self.lx.next_token()
+        self.peeked.next(&mut self.lx)
     }
 
     fn peek(&self) -> Result<Token, Diagnostic> {
-        self.lx.peek_token()
+        self.peeked.peek(&self.lx)
     }
 }
 
@@ -114,7 +117,11 @@ pub fn parse_table_test(
     arch_name: &str,
     select: &DialectSelector<'_>,
 ) -> Result<Test, Diagnostic> {
-    let mut p = Parser { lx, depth: 0 };
+    let mut p = Parser {
+        lx,
+        depth: 0,
+        peeked: Default::default(),
+    };
     let name = parse_first_line(&mut p)?;
     parse_preamble(&mut p)?;
     let init = parse_init(&mut p)?;

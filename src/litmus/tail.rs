@@ -38,7 +38,11 @@ pub fn parse_tail(
     threads: &mut [TailThread],
     locs: &mut LocTable,
 ) -> Result<(Vec<Term>, Condition), Diagnostic> {
-    let mut p = Parser { lx, depth: 0 };
+    let mut p = Parser {
+        lx,
+        depth: 0,
+        peeked: Default::default(),
+    };
     let mut builds: Vec<ThreadBuild> = threads
         .iter()
         .enumerate()
