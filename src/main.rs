@@ -74,9 +74,15 @@ fn main() -> ExitCode {
     // Parsers and the evaluator bound their depth for this stack, on the
     // main work's thread and on rayon's.
     litmix::budget::init_thread_pool();
-    // The server runs until stopped, on a thread of its own; every other
-    // command's work runs on one of the pool's workers.
-    if matches!(cli.command, Command::Serve(_)) {
+    // Every command's work runs on one of the pool's workers, but for
+    // those that wait on threads of their own which may need the pool
+    // (fuzz judges each input on a thread it waits for; the GPU harness
+    // runs host threads) and the server, which runs until stopped: on a
+    // worker they could leave a one-thread pool with none free.
+    if matches!(
+        cli.command,
+        Command::Serve(_) | Command::Fuzz(_) | Command::Hw(_)
+    ) {
         litmix::budget::with_big_stack(move || dispatch(cli))
     } else {
         litmix::budget::on_pool(move || dispatch(cli))
