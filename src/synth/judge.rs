@@ -7,8 +7,9 @@
 use super::print::{condition_text, print, term_result_name};
 use super::program::{Cond, SProgram, STerm};
 use super::vocab::Vocab;
-use crate::driver::{FileOutcome, ModelCache, check_test};
+use crate::driver::ModelCache;
 use crate::exec::CheckOptions;
+use crate::ir::Test;
 use crate::ir::Value;
 use crate::mapping::enumerate::OpKind;
 use std::collections::HashMap;
@@ -99,8 +100,9 @@ pub struct Prepared {
 pub struct Judge<'a> {
     pub vocab: &'a Vocab,
     spec: String,
-    restricted: Option<crate::driver::Judge>,
-    cache: &'a ModelCache,
+    /// The driver's judge for the model, resolved once (restricted to
+    /// `--axiom` checks when asked).
+    judge: crate::driver::Judge,
     opts: CheckOptions,
     memo: Mutex<Memo<Arc<Judged>>>,
     sc_memo: Mutex<Memo<Arc<Judged>>>,
@@ -126,8 +128,8 @@ impl<'a> Judge<'a> {
         cache: &'a ModelCache,
         opts: CheckOptions,
     ) -> Result<Judge<'a>, String> {
-        let restricted = if checks.is_empty() {
-            None
+        let judge = if checks.is_empty() {
+            cache.judge(spec)?
         } else {
             if crate::driver::is_operational(spec) {
                 return Err(format!(
@@ -136,13 +138,12 @@ impl<'a> Judge<'a> {
             }
             let model = Arc::new(cache.get(spec)?.restricted_to(checks)?);
             let name = model.name().to_string();
-            Some(crate::driver::Judge::Cat { model, name })
+            crate::driver::Judge::Cat { model, name }
         };
         Ok(Judge {
             vocab,
             spec: spec.to_string(),
-            restricted,
-            cache,
+            judge,
             opts,
             memo: Mutex::new(Memo::default()),
             sc_memo: Mutex::new(Memo::default()),
@@ -267,24 +268,12 @@ impl<'a> Judge<'a> {
         self.runs.fetch_add(1, Ordering::Relaxed);
         let terms = p.terms(self.vocab);
         let observe: Cond = terms.iter().map(|&t| (t, 0)).collect();
-        let text = print(self.vocab, p, &observe, "synth", "");
-        let test = crate::litmus::parse_str("synth.litmus", &text)
-            .map_err(|d| format!("printed test does not parse back: {}\n{text}", d.render()))?;
-        let result = match &self.restricted {
-            Some(j) => j
-                .check(&test, &self.opts)
-                .map_err(|e| format!("{e}\n{text}"))?,
-            None => match check_test(
-                "synth.litmus".into(),
-                test,
-                Some(&self.spec),
-                self.cache,
-                &self.opts,
-            ) {
-                FileOutcome::Checked { result, .. } => *result,
-                FileOutcome::Failed { message, .. } => return Err(format!("{message}\n{text}")),
-            },
-        };
+        let parsed = printed_and_parsed(self.vocab, p, &observe)?;
+        let (text, test) = &*parsed;
+        let result = self
+            .judge
+            .check(test, &self.opts)
+            .map_err(|e| format!("{e}\n{text}"))?;
         let want: Vec<String> = terms
             .iter()
             .map(|&t| term_result_name(self.vocab.dialect, t))
@@ -319,6 +308,35 @@ impl<'a> Judge<'a> {
             flagged: !result.flags.is_empty(),
         })
     }
+}
+
+thread_local! {
+    /// The test this thread parsed back last, with its text: a
+    /// distinguishing search judges each program under two models, one
+    /// right after the other, and the second reuses the first's parse of
+    /// the same text.
+    static LAST_PARSED: std::cell::RefCell<Option<std::rc::Rc<(String, Test)>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// `p` printed with the condition `observe` (its terms, each at 0) and
+/// parsed back by litmix's front end; a text this thread parsed last is
+/// not parsed again.
+fn printed_and_parsed(
+    vocab: &Vocab,
+    p: &SProgram,
+    observe: &Cond,
+) -> Result<std::rc::Rc<(String, Test)>, String> {
+    let text = print(vocab, p, observe, "synth", "");
+    let hit = LAST_PARSED.with(|l| l.borrow().as_ref().filter(|t| t.0 == text).cloned());
+    if let Some(t) = hit {
+        return Ok(t);
+    }
+    let test = crate::litmus::parse_str("synth.litmus", &text)
+        .map_err(|d| format!("printed test does not parse back: {}\n{text}", d.render()))?;
+    let t = std::rc::Rc::new((text, test));
+    LAST_PARSED.with(|l| *l.borrow_mut() = Some(t.clone()));
+    Ok(t)
 }
 
 /// The condition of a test as text (for reports).
