@@ -433,14 +433,14 @@ impl Program {
     }
 }
 
+/// The names of the first locations; [`loc_name`] names the rest `l4`, ...
+pub const LOC_NAMES: [&str; 4] = ["x", "y", "z", "w"];
+
 /// `x`, `y`, `z`, `w`, then `l4`, ...
 pub fn loc_name(l: usize) -> String {
-    match l {
-        0 => "x".into(),
-        1 => "y".into(),
-        2 => "z".into(),
-        3 => "w".into(),
-        _ => format!("l{l}"),
+    match LOC_NAMES.get(l) {
+        Some(n) => (*n).into(),
+        None => format!("l{l}"),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::program::{Cond, SProgram, STerm};
 use super::vocab::{Dialect, Vocab};
-use crate::mapping::enumerate::{Place, loc_name};
+use crate::mapping::enumerate::{LOC_NAMES, Place, loc_name};
 use std::fmt::Write as _;
 
 const X86_REGS: &[&str] = &[
@@ -25,16 +25,14 @@ fn write_reg(out: &mut String, dialect: Dialect, reg: u8) {
     }
 }
 
-/// Writes the name of location `l` to `out` (as
-/// [`crate::mapping::enumerate::loc_name`], without allocating).
+/// Writes the name of location `l` to `out` (as [`loc_name`], without
+/// allocating for the first ones).
 fn write_loc(out: &mut String, l: usize) {
-    match LOCS.get(l) {
+    match LOC_NAMES.get(l) {
         Some(n) => out.push_str(n),
         None => out.push_str(&loc_name(l)),
     }
 }
-
-const LOCS: &[&str] = &["x", "y", "z", "w"];
 
 /// The name of register `reg` in `dialect`.
 pub fn reg_name(dialect: Dialect, reg: u8) -> String {

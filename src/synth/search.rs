@@ -340,15 +340,18 @@ fn strongest_above(vocab: &Vocab, p: &SProgram) -> Option<SProgram> {
     Some(q)
 }
 
-/// Whether `d` (a classification) holds of a test under the mode.
+/// The mode's judges: the one judge, or A then B.
+fn judges_of<'a>(mode: &'a Mode<'a>) -> Vec<&'a Judge<'a>> {
+    match mode {
+        Mode::Synth { judge, .. } => vec![judge],
+        Mode::Distinguish { a, b } => vec![a, b],
+    }
+}
+
+/// How the mode classifies outcome `c` of `p` ([`classify_prepared`] with
+/// `p` prepared for this one question).
 fn classify(mode: &Mode<'_>, p: &SProgram, c: &Cond) -> Result<Option<bool>, String> {
-    Ok(match mode {
-        Mode::Synth { judge, .. } => (!judge.allows(p, c)?).then_some(false),
-        Mode::Distinguish { a, b } => {
-            let (x, y) = (a.allows(p, c)?, b.allows(p, c)?);
-            (x != y).then_some(x)
-        }
-    })
+    classify_prepared(mode, &prepare_all(&judges_of(mode), p, false)?, c)
 }
 
 /// `p` prepared under each judge ([`Judge::prepare`]); without SC
@@ -364,8 +367,10 @@ fn prepare_all(
         .collect()
 }
 
-/// [`classify`] for a program prepared under each judge of the mode (in
-/// [`search_shape`]'s order: the one judge, or A then B).
+/// How the mode classifies outcome `c` of a program prepared under each of
+/// its judges ([`judges_of`]'s order): `Some(false)` when synthesis's judge
+/// forbids it, `Some(x)` when distinguishing's A allows it (`x`) and B does
+/// not or the other way round, `None` otherwise.
 fn classify_prepared(
     mode: &Mode<'_>,
     preps: &[Prepared],
@@ -395,10 +400,7 @@ pub fn search_shape(
     };
     let mut found = Vec::new();
     let places = matches!(vocab.dialect, Dialect::Ptx | Dialect::OpenCl);
-    let judges: Vec<&Judge<'_>> = match mode {
-        Mode::Synth { judge, .. } => vec![judge],
-        Mode::Distinguish { a, b } => vec![a, b],
-    };
+    let judges = judges_of(mode);
     // The strongest-program cut: outcomes every judge allows there are
     // allowed in every program of the shape.
     // Whether findings must be minimal (every criterion but `forbidden`).
@@ -527,9 +529,7 @@ pub fn search_shape(
                 Vec::new()
             };
             for w in &others {
-                if !w.program.threads.is_empty()
-                    && classify(mode, &w.program, &w.cond)? == Some(dir)
-                {
+                if classify(mode, &w.program, &w.cond)? == Some(dir) {
                     minimal = false;
                     break;
                 }
