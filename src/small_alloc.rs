@@ -30,39 +30,26 @@ const ALIGN: usize = 16;
 pub struct SmallAlloc;
 
 /// One thread's free lists: per class, a chain of free blocks linked
-/// through their first word, and its length.
+/// through their first word, and its length. No `Drop` of its own, so the
+/// thread-local holding it is a plain thread-local word with no
+/// registration check on each access; [`Flush`] frees the blocks at
+/// thread exit.
 struct Bins {
     head: [*mut u8; CLASSES],
     len: [u32; CLASSES],
 }
 
-impl Drop for Bins {
-    fn drop(&mut self) {
-        for c in 0..CLASSES {
-            let mut p = std::mem::replace(&mut self.head[c], ptr::null_mut());
-            self.len[c] = 0;
-            while !p.is_null() {
-                // SAFETY: `p` is a free block of class `c` obtained from
-                // `System` with `class_layout(c)`; its first word links the
-                // next one.
-                unsafe {
-                    let next = p.cast::<*mut u8>().read();
-                    System.dealloc(p, class_layout(c));
-                    p = next;
-                }
-            }
-        }
-    }
-}
-
+/// This thread's lists cannot be used yet: the first use registers [`Flush`].
 const UNINIT: u8 = 0;
+/// [`Flush`] is being registered (which may allocate): use the system allocator.
 const BUSY: u8 = 1;
+/// The lists are in use.
 const READY: u8 = 2;
+/// The thread is exiting and its lists were freed: use the system allocator.
+const DEAD: u8 = 3;
 
 thread_local! {
-    /// Whether this thread's `BINS` may be used: its first use registers
-    /// its destructor, which may allocate; those allocations (state
-    /// `BUSY`) go to the system allocator.
+    /// The state of this thread's `BINS` (one of the constants above).
     static STATE: Cell<u8> = const { Cell::new(UNINIT) };
     static BINS: UnsafeCell<Bins> = const {
         UnsafeCell::new(Bins {
@@ -70,6 +57,38 @@ thread_local! {
             len: [0; CLASSES],
         })
     };
+    /// Registered on a thread's first use of its lists; its destructor
+    /// hands the kept blocks back to the system allocator.
+    static FLUSH: Flush = const { Flush };
+}
+
+/// Frees this thread's kept blocks when the thread exits (see [`FLUSH`]).
+struct Flush;
+
+impl Drop for Flush {
+    fn drop(&mut self) {
+        // Later allocations of this thread (other destructors) go to the
+        // system allocator.
+        let _ = STATE.try_with(|s| s.set(DEAD));
+        let _ = BINS.try_with(|b| {
+            // SAFETY: the lists are no longer used (state DEAD).
+            let b = unsafe { &mut *b.get() };
+            for c in 0..CLASSES {
+                let mut p = std::mem::replace(&mut b.head[c], ptr::null_mut());
+                b.len[c] = 0;
+                while !p.is_null() {
+                    // SAFETY: `p` is a free block of class `c` obtained from
+                    // `System` with `class_layout(c)`; its first word links
+                    // the next one.
+                    unsafe {
+                        let next = p.cast::<*mut u8>().read();
+                        System.dealloc(p, class_layout(c));
+                        p = next;
+                    }
+                }
+            }
+        });
+    }
 }
 
 /// The class of `layout`, when its blocks are cached.
@@ -91,69 +110,146 @@ fn class_layout(c: usize) -> Layout {
 }
 
 /// Runs `f` on this thread's free lists, or gives `None` when they cannot
-/// be used (being set up, or already destroyed at thread exit). `f` must
-/// not allocate.
+/// be used (being set up, or already freed at thread exit). `f` must not
+/// allocate.
 #[inline]
 fn with_bins<R>(f: impl FnOnce(&mut Bins) -> R) -> Option<R> {
-    // SAFETY (both uses): the only references to this thread's `Bins` are
-    // made here, one at a time: `f` does not allocate, so does not re-enter.
-    match STATE.try_with(Cell::get).ok()? {
-        READY => BINS.try_with(|b| f(unsafe { &mut *b.get() })).ok(),
+    // SAFETY (the `&mut`): the only references to this thread's `Bins` are
+    // made here and in `Flush::drop` (state DEAD, so not here), one at a
+    // time: `f` does not allocate, so does not re-enter.
+    match STATE.with(Cell::get) {
+        READY => Some(BINS.with(|b| f(unsafe { &mut *b.get() }))),
         UNINIT => {
-            STATE.set(BUSY);
-            let r = BINS.try_with(|b| f(unsafe { &mut *b.get() })).ok();
-            STATE.set(READY);
-            r
+            STATE.with(|s| s.set(BUSY));
+            // Registers `Flush`'s destructor; what that allocates goes to
+            // the system allocator (state BUSY).
+            if FLUSH.try_with(|_| ()).is_err() {
+                // Too late in the thread's exit to register it.
+                STATE.with(|s| s.set(DEAD));
+                return None;
+            }
+            STATE.with(|s| s.set(READY));
+            Some(BINS.with(|b| f(unsafe { &mut *b.get() })))
         }
         _ => None,
+    }
+}
+
+/// A kept block of class `c` from this thread's lists, when they are in
+/// use and hold one; null otherwise. The fast path of [`SmallAlloc`]'s
+/// `alloc`: it calls nothing, so it saves no registers.
+#[inline(always)]
+fn pop_kept(c: usize) -> *mut u8 {
+    if STATE.with(Cell::get) != READY {
+        return ptr::null_mut();
+    }
+    BINS.with(|b| {
+        // SAFETY: see `with_bins`; nothing here allocates.
+        let b = unsafe { &mut *b.get() };
+        let p = b.head[c];
+        if !p.is_null() {
+            // SAFETY: a free block of class `c`, linking the next.
+            b.head[c] = unsafe { p.cast::<*mut u8>().read() };
+            b.len[c] -= 1;
+        }
+        p
+    })
+}
+
+/// Keeps block `p` of class `c` in this thread's lists when they are in
+/// use and not full; false otherwise. The fast path of `dealloc`.
+#[inline(always)]
+fn push_kept(p: *mut u8, c: usize) -> bool {
+    if STATE.with(Cell::get) != READY {
+        return false;
+    }
+    BINS.with(|b| {
+        // SAFETY: see `with_bins`; nothing here allocates.
+        let b = unsafe { &mut *b.get() };
+        if b.len[c] >= KEEP {
+            return false;
+        }
+        // SAFETY: `p` is a block of at least 16 bytes, aligned to 16, no
+        // longer in use: its first word links the chain.
+        unsafe { p.cast::<*mut u8>().write(b.head[c]) };
+        b.head[c] = p;
+        b.len[c] += 1;
+        true
+    })
+}
+
+/// `alloc` when the fast path has no block: the lists set up on first use,
+/// or the system allocator.
+#[cold]
+#[inline(never)]
+unsafe fn alloc_slow(layout: Layout) -> *mut u8 {
+    let Some(c) = class(layout) else {
+        // SAFETY: forwarded as is.
+        return unsafe { System.alloc(layout) };
+    };
+    let cached = with_bins(|b| {
+        let p = b.head[c];
+        if p.is_null() {
+            return p;
+        }
+        // SAFETY: a free block of class `c`, linking the next.
+        b.head[c] = unsafe { p.cast::<*mut u8>().read() };
+        b.len[c] -= 1;
+        p
+    });
+    match cached {
+        Some(p) if !p.is_null() => p,
+        // SAFETY: a valid non-zero layout.
+        _ => unsafe { System.alloc(class_layout(c)) },
+    }
+}
+
+/// `dealloc` when the fast path did not keep the block.
+#[cold]
+#[inline(never)]
+unsafe fn dealloc_slow(p: *mut u8, layout: Layout) {
+    let Some(c) = class(layout) else {
+        // SAFETY: `p` came from `System` with `layout`.
+        return unsafe { System.dealloc(p, layout) };
+    };
+    let kept = with_bins(|b| {
+        if b.len[c] >= KEEP {
+            return false;
+        }
+        // SAFETY: as in `push_kept`.
+        unsafe { p.cast::<*mut u8>().write(b.head[c]) };
+        b.head[c] = p;
+        b.len[c] += 1;
+        true
+    });
+    if kept != Some(true) {
+        // SAFETY: blocks of class `c` come from `System` with this layout.
+        unsafe { System.dealloc(p, class_layout(c)) }
     }
 }
 
 unsafe impl GlobalAlloc for SmallAlloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let Some(c) = class(layout) else {
-            // SAFETY: forwarded as is.
-            return unsafe { System.alloc(layout) };
-        };
-        let cached = with_bins(|b| {
-            let p = b.head[c];
-            if p.is_null() {
+        if let Some(c) = class(layout) {
+            let p = pop_kept(c);
+            if !p.is_null() {
                 return p;
             }
-            // SAFETY: a free block of class `c`, linking the next.
-            b.head[c] = unsafe { p.cast::<*mut u8>().read() };
-            b.len[c] -= 1;
-            p
-        });
-        match cached {
-            Some(p) if !p.is_null() => p,
-            // SAFETY: a valid non-zero layout.
-            _ => unsafe { System.alloc(class_layout(c)) },
         }
+        // SAFETY: the caller's layout, forwarded.
+        unsafe { alloc_slow(layout) }
     }
 
     #[inline]
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
-        let Some(c) = class(layout) else {
-            // SAFETY: `p` came from `System` with `layout`.
-            return unsafe { System.dealloc(p, layout) };
-        };
-        let kept = with_bins(|b| {
-            if b.len[c] >= KEEP {
-                return false;
-            }
-            // SAFETY: `p` is a block of at least 16 bytes, aligned to 16,
-            // no longer in use: its first word links the chain.
-            unsafe { p.cast::<*mut u8>().write(b.head[c]) };
-            b.head[c] = p;
-            b.len[c] += 1;
-            true
-        });
-        if kept != Some(true) {
-            // SAFETY: blocks of class `c` come from `System` with this layout.
-            unsafe { System.dealloc(p, class_layout(c)) }
+        if let Some(c) = class(layout)
+            && push_kept(p, c)
+        {
+            return;
         }
+        // SAFETY: the caller's block and layout, forwarded.
+        unsafe { dealloc_slow(p, layout) }
     }
 
     #[inline]

@@ -376,9 +376,12 @@ pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
         pcs: vec![0; p.threads.len()],
         mem: vec![0; p.locations().max(1)],
         regs,
-        out: std::collections::HashSet::new(),
+        out: std::collections::HashSet::default(),
         seen: std::collections::HashSet::default(),
     };
+    for t in 0..p.threads.len() {
+        walk.skip_fences(t);
+    }
     walk.go();
     let mut states: Vec<Vec<i64>> = walk.out.into_iter().collect();
     states.sort();
@@ -399,25 +402,14 @@ struct ScWalk<'a> {
     pcs: Vec<usize>,
     mem: Vec<u32>,
     regs: Vec<Vec<u32>>,
-    out: std::collections::HashSet<Vec<i64>>,
+    out: std::collections::HashSet<Vec<i64>, crate::fast_hash::FastHash>,
     seen: std::collections::HashSet<[u8; 32], crate::fast_hash::FastHash>,
 }
 
 impl ScWalk<'_> {
     /// Explores from the current state unless it was met before (states
-    /// already explored reach the same final states). Fences do nothing
-    /// under SC, so a thread at a fence steps past it at once.
+    /// already explored reach the same final states).
     fn go(&mut self) {
-        let start = self.pcs.clone();
-        for (t, pc) in self.pcs.iter_mut().enumerate() {
-            while self.p.threads[t]
-                .ops
-                .get(*pc)
-                .is_some_and(|o| self.vocab.entries[o.entry].kind == OpKind::Fence)
-            {
-                *pc += 1;
-            }
-        }
         // The state as a key: program counters, memory, registers, a byte
         // each (programs past 32 of them, or with values past 255, are
         // explored without the memo).
@@ -441,7 +433,21 @@ impl ScWalk<'_> {
         if !fits || self.seen.insert(key) {
             self.step();
         }
-        self.pcs = start;
+    }
+
+    /// Moves thread `t` past the fences at its program counter (fences do
+    /// nothing under SC, so a thread at one steps past it at once); how
+    /// many it passed.
+    fn skip_fences(&mut self, t: usize) -> usize {
+        let ops = &self.p.threads[t].ops;
+        let start = self.pcs[t];
+        while ops
+            .get(self.pcs[t])
+            .is_some_and(|o| self.vocab.entries[o.entry].kind == OpKind::Fence)
+        {
+            self.pcs[t] += 1;
+        }
+        self.pcs[t] - start
     }
 
     /// One step of each thread in turn (an RMW is one atomic step; an add
@@ -470,8 +476,9 @@ impl ScWalk<'_> {
                 };
             }
             self.pcs[t] += 1;
+            let passed = self.skip_fences(t);
             self.go();
-            self.pcs[t] -= 1;
+            self.pcs[t] -= 1 + passed;
             self.mem[o.loc as usize] = old_mem;
             if reads(vocab, o) {
                 self.regs[t][o.reg as usize] = old_reg;
