@@ -201,10 +201,9 @@ impl<'a> Lexer<'a> {
     /// Skips whitespace (newlines included) and `(* ... *)` comments.
     pub fn skip_ws(&mut self) -> Result<(), Diagnostic> {
         loop {
+            // A run of blanks at once (one byte test each for ASCII).
+            self.bump_while(is_blank);
             match self.peek_char() {
-                Some(c) if c.is_whitespace() || c == '\u{feff}' => {
-                    self.bump();
-                }
                 Some('(') if self.peek_char2() == Some('*') => self.skip_comment()?,
                 _ => return Ok(()),
             }
@@ -347,6 +346,11 @@ impl<'a> Lexer<'a> {
         let mut copy = *self;
         copy.next_token()
     }
+}
+
+/// Whitespace between tokens: Unicode white space and the byte-order mark.
+pub(crate) fn is_blank(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
 }
 
 #[cfg(test)]

@@ -49,10 +49,9 @@ impl CLex<'_> {
     pub(super) fn skip_ws(&mut self) -> Result<(), Diagnostic> {
         let lx = &mut self.lx;
         loop {
+            // A run of blanks at once (one byte test each for ASCII).
+            lx.bump_while(crate::litmus::lexer::is_blank);
             match lx.peek_char() {
-                Some(c) if c.is_whitespace() || c == '\u{feff}' => {
-                    lx.bump();
-                }
                 Some('/') if lx.starts_with("//") => lx.bump_while(|c| c != '\n'),
                 Some('/') if lx.starts_with("/*") => {
                     let start = lx.pos();
