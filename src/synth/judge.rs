@@ -43,6 +43,17 @@ impl Judged {
     /// Whether some allowed state satisfies every `term = value` of `cond`
     /// (terms the program does not observe never match).
     pub fn allows(&self, cond: &Cond) -> bool {
+        // A condition on every term in the result's own order (every
+        // outcome against its program's SC states): its values are the
+        // state, found by binary search, the states being sorted.
+        if cond.len() == self.terms.len()
+            && cond.iter().zip(&self.terms).all(|(c, t)| *t == Some(c.0))
+        {
+            return self
+                .states
+                .binary_search_by(|s| s.iter().copied().cmp(cond.iter().map(|c| c.1 as i64)))
+                .is_ok();
+        }
         // Positions of the condition's terms, on the stack for conditions
         // of up to 32 terms (every synthesised one: a term per event at
         // most).

@@ -141,7 +141,7 @@ impl SProgram {
         let pinned = written.iter().all(|w| w.len() <= 2);
         let mut out = Vec::new();
         let mut cur = Vec::new();
-        product(&choices, 0, &mut cur, &mut out);
+        product(&choices, &mut cur, &mut out);
         (out, pinned)
     }
 
@@ -238,7 +238,7 @@ impl SProgram {
                 .map(|(l, ws)| (STerm::Loc(l as u8), ws.iter().map(|&w| vals[w]).collect()))
                 .collect();
             let mut conds = Vec::new();
-            product(&finals, 0, &mut regs, &mut conds);
+            product(&finals, &mut regs, &mut conds);
             out.extend(conds);
         }
         each(vocab, &ops, &read_ops, &writes_to, 0, &mut src, &mut out);
@@ -266,17 +266,46 @@ fn written_value(vocab: &Vocab, t: usize, o: &SOp, c: &Cond) -> Option<u32> {
     read_value(t, o, c).map(|v| v + o.value)
 }
 
-fn product(choices: &[(STerm, Vec<u32>)], i: usize, cur: &mut Cond, out: &mut Vec<Cond>) {
-    if i == choices.len() {
-        let mut c = cur.clone();
-        c.sort();
-        out.push(c);
+/// Every condition `cur` followed by one value for each term of `choices`
+/// (the last term's value changing fastest), sorted, appended to `out`;
+/// `cur` is left as it was. When the terms already come in order (as the
+/// synthesised programs' registers and locations do) no condition needs
+/// sorting.
+fn product(choices: &[(STerm, Vec<u32>)], cur: &mut Cond, out: &mut Vec<Cond>) {
+    if choices.iter().any(|(_, vs)| vs.is_empty()) {
         return;
     }
-    for &v in &choices[i].1 {
-        cur.push((choices[i].0, v));
-        product(choices, i + 1, cur, out);
-        cur.pop();
+    let terms = || cur.iter().map(|c| c.0).chain(choices.iter().map(|c| c.0));
+    let sorted = terms().zip(terms().skip(1)).all(|(a, b)| a < b);
+    let total = choices
+        .iter()
+        .fold(1usize, |n, (_, vs)| n.saturating_mul(vs.len()));
+    out.reserve(total.min(1 << 16));
+    let base = cur.len();
+    cur.extend(choices.iter().map(|(t, vs)| (*t, vs[0])));
+    let mut idx = vec![0usize; choices.len()];
+    loop {
+        let mut c = cur.clone();
+        if !sorted {
+            c.sort();
+        }
+        out.push(c);
+        // The next choice: an odometer, last position fastest.
+        let mut k = choices.len();
+        loop {
+            if k == 0 {
+                cur.truncate(base);
+                return;
+            }
+            k -= 1;
+            idx[k] += 1;
+            if let Some(&v) = choices[k].1.get(idx[k]) {
+                cur[base + k].1 = v;
+                break;
+            }
+            idx[k] = 0;
+            cur[base + k].1 = choices[k].1[0];
+        }
     }
 }
 
@@ -387,7 +416,7 @@ pub fn removed_cond(vocab: &Vocab, p: &SProgram, c: &Cond, t: usize, op: usize) 
             .map(|(ti, _, o)| written_value(vocab, ti, o, c).filter(|v| !lost.contains(v)))
             .collect()
     };
-    let mut out = Cond::new();
+    let mut out = Cond::with_capacity(c.len());
     for &(term, v) in c {
         match term {
             STerm::Reg { thread, reg } => {
