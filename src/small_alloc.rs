@@ -135,47 +135,44 @@ fn with_bins<R>(f: impl FnOnce(&mut Bins) -> R) -> Option<R> {
     }
 }
 
-/// A kept block of class `c` from this thread's lists, when they are in
-/// use and hold one; null otherwise. The fast path of [`SmallAlloc`]'s
-/// `alloc`: it calls nothing, so it saves no registers.
+/// The first kept block of class `c` in `b`, taken off its list; null
+/// when the list is empty.
 #[inline(always)]
-fn pop_kept(c: usize) -> *mut u8 {
-    if STATE.with(Cell::get) != READY {
-        return ptr::null_mut();
+fn pop(b: &mut Bins, c: usize) -> *mut u8 {
+    let p = b.head[c];
+    if !p.is_null() {
+        // SAFETY: a free block of class `c`, linking the next.
+        b.head[c] = unsafe { p.cast::<*mut u8>().read() };
+        b.len[c] -= 1;
     }
-    BINS.with(|b| {
-        // SAFETY: see `with_bins`; nothing here allocates.
-        let b = unsafe { &mut *b.get() };
-        let p = b.head[c];
-        if !p.is_null() {
-            // SAFETY: a free block of class `c`, linking the next.
-            b.head[c] = unsafe { p.cast::<*mut u8>().read() };
-            b.len[c] -= 1;
-        }
-        p
-    })
+    p
 }
 
-/// Keeps block `p` of class `c` in this thread's lists when they are in
-/// use and not full; false otherwise. The fast path of `dealloc`.
+/// Keeps block `p` of class `c` in `b` unless its list is full; whether
+/// it did.
 #[inline(always)]
-fn push_kept(p: *mut u8, c: usize) -> bool {
-    if STATE.with(Cell::get) != READY {
+fn push(b: &mut Bins, p: *mut u8, c: usize) -> bool {
+    if b.len[c] >= KEEP {
         return false;
     }
-    BINS.with(|b| {
-        // SAFETY: see `with_bins`; nothing here allocates.
-        let b = unsafe { &mut *b.get() };
-        if b.len[c] >= KEEP {
-            return false;
-        }
-        // SAFETY: `p` is a block of at least 16 bytes, aligned to 16, no
-        // longer in use: its first word links the chain.
-        unsafe { p.cast::<*mut u8>().write(b.head[c]) };
-        b.head[c] = p;
-        b.len[c] += 1;
-        true
-    })
+    // SAFETY: `p` is a block of at least 16 bytes, aligned to 16, no
+    // longer in use: its first word links the chain.
+    unsafe { p.cast::<*mut u8>().write(b.head[c]) };
+    b.head[c] = p;
+    b.len[c] += 1;
+    true
+}
+
+/// Runs `f` on this thread's lists when they are in use (state `READY`),
+/// with no other check: the fast paths of [`SmallAlloc`]'s `alloc` and
+/// `dealloc`, which call nothing and so save no registers.
+#[inline(always)]
+fn with_ready_bins<R>(f: impl FnOnce(&mut Bins) -> R) -> Option<R> {
+    if STATE.with(Cell::get) != READY {
+        return None;
+    }
+    // SAFETY: see `with_bins`; `f` does not allocate.
+    Some(BINS.with(|b| f(unsafe { &mut *b.get() })))
 }
 
 /// `alloc` when the fast path has no block: the lists set up on first use,
@@ -187,17 +184,7 @@ unsafe fn alloc_slow(layout: Layout) -> *mut u8 {
         // SAFETY: forwarded as is.
         return unsafe { System.alloc(layout) };
     };
-    let cached = with_bins(|b| {
-        let p = b.head[c];
-        if p.is_null() {
-            return p;
-        }
-        // SAFETY: a free block of class `c`, linking the next.
-        b.head[c] = unsafe { p.cast::<*mut u8>().read() };
-        b.len[c] -= 1;
-        p
-    });
-    match cached {
+    match with_bins(|b| pop(b, c)) {
         Some(p) if !p.is_null() => p,
         // SAFETY: a valid non-zero layout.
         _ => unsafe { System.alloc(class_layout(c)) },
@@ -212,17 +199,7 @@ unsafe fn dealloc_slow(p: *mut u8, layout: Layout) {
         // SAFETY: `p` came from `System` with `layout`.
         return unsafe { System.dealloc(p, layout) };
     };
-    let kept = with_bins(|b| {
-        if b.len[c] >= KEEP {
-            return false;
-        }
-        // SAFETY: as in `push_kept`.
-        unsafe { p.cast::<*mut u8>().write(b.head[c]) };
-        b.head[c] = p;
-        b.len[c] += 1;
-        true
-    });
-    if kept != Some(true) {
+    if with_bins(|b| push(b, p, c)) != Some(true) {
         // SAFETY: blocks of class `c` come from `System` with this layout.
         unsafe { System.dealloc(p, class_layout(c)) }
     }
@@ -231,11 +208,11 @@ unsafe fn dealloc_slow(p: *mut u8, layout: Layout) {
 unsafe impl GlobalAlloc for SmallAlloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if let Some(c) = class(layout) {
-            let p = pop_kept(c);
-            if !p.is_null() {
-                return p;
-            }
+        if let Some(c) = class(layout)
+            && let Some(p) = with_ready_bins(|b| pop(b, c))
+            && !p.is_null()
+        {
+            return p;
         }
         // SAFETY: the caller's layout, forwarded.
         unsafe { alloc_slow(layout) }
@@ -244,7 +221,7 @@ unsafe impl GlobalAlloc for SmallAlloc {
     #[inline]
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
         if let Some(c) = class(layout)
-            && push_kept(p, c)
+            && with_ready_bins(|b| push(b, p, c)) == Some(true)
         {
             return;
         }
