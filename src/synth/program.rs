@@ -290,23 +290,28 @@ fn product(choices: &[(STerm, Vec<u32>)], cur: &mut Cond, out: &mut Vec<Cond>) {
             c.sort();
         }
         out.push(c);
-        // The next choice: an odometer, last position fastest.
-        let mut k = choices.len();
-        loop {
-            if k == 0 {
-                cur.truncate(base);
-                return;
-            }
-            k -= 1;
-            idx[k] += 1;
-            if let Some(&v) = choices[k].1.get(idx[k]) {
-                cur[base + k].1 = v;
-                break;
-            }
-            idx[k] = 0;
-            cur[base + k].1 = choices[k].1[0];
+        if !next_pick(&mut idx, |k| choices[k].1.len()) {
+            cur.truncate(base);
+            return;
+        }
+        for (k, &i) in idx.iter().enumerate() {
+            cur[base + k].1 = choices[k].1[i];
         }
     }
+}
+
+/// Steps `pick` to the next combination, digit `i` running below
+/// `len(i)` and the last digit fastest; false (all digits back at 0) after
+/// the last one.
+pub(super) fn next_pick(pick: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
+    for k in (0..pick.len()).rev() {
+        pick[k] += 1;
+        if pick[k] < len(k) {
+            return true;
+        }
+        pick[k] = 0;
+    }
+    false
 }
 
 /// Whether the operation reads (a load or an RMW).

@@ -265,18 +265,8 @@ pub fn programs_of(vocab: &Vocab, shape: &[Thread], scope_cut: bool) -> (Vec<SPr
         if is_canonical_program(&threads) {
             out.push(build(vocab, &threads));
         }
-        // Next choice (odometer, last slot fastest).
-        let mut s = slots.len();
-        loop {
-            if s == 0 {
-                return (out, skipped);
-            }
-            s -= 1;
-            pick[s] += 1;
-            if pick[s] < per[s].len() {
-                break;
-            }
-            pick[s] = 0;
+        if !super::program::next_pick(&mut pick, |s| per[s].len()) {
+            return (out, skipped);
         }
     }
 }
