@@ -2,7 +2,7 @@
 
 use super::{Limits, emit, options, progress};
 use clap::Args;
-use litmix::driver::{FileOutcome, ModelCache, check_path, collect_paths};
+use litmix::driver::{FileOutcome, ModelCache, check_parsed_path, collect_paths, parse_path};
 use litmix::report;
 use rayon::prelude::*;
 use std::io::Write;
@@ -48,6 +48,13 @@ pub struct RunArgs {
     pub paths: Vec<PathBuf>,
 }
 
+/// An outcome with its standard output text and its standard error line.
+type Rendered = (FileOutcome, (String, Option<String>));
+
+/// Files parsed together before they are checked (the model loads beside
+/// the first batch's parsing), so that memory holds one batch of tests.
+const BATCH: usize = 1024;
+
 /// Runs `litmix run`.
 pub fn run(a: RunArgs) -> ExitCode {
     let files = collect_paths(&a.paths);
@@ -69,20 +76,51 @@ pub fn run(a: RunArgs) -> ExitCode {
     let cache = ModelCache::default();
     let pb = progress(files.len());
     let live = super::live::LiveTests::start();
-    let outcomes: Vec<FileOutcome> = files
-        .par_iter()
-        .with_max_len(1)
-        .flat_map_iter(|f| {
-            let mut opts = opts.clone();
-            let watch = live.as_ref().map(|l| l.watch(f, &mut opts));
-            let o = check_path(f, a.model.as_deref(), &cache, &opts);
-            drop(watch);
-            if let Some(pb) = &pb {
-                pb.inc(1);
-            }
-            o
-        })
-        .collect();
+    // Each outcome with what it prints.
+    let mut outcomes: Vec<Rendered> = Vec::with_capacity(files.len());
+    for batch in files.chunks(BATCH) {
+        // The named model loads while the batch is parsed (it is kept:
+        // later batches find it loaded); the default models load on first
+        // use, once per arch.
+        let (_, parsed) = rayon::join(
+            || {
+                if let Some(m) = a.model.as_deref() {
+                    // An error is reported by each test that needs it.
+                    let _ = cache.judge(m);
+                }
+            },
+            || {
+                batch
+                    .par_iter()
+                    .with_max_len(1)
+                    .map(|f| parse_path(f))
+                    .collect::<Vec<_>>()
+            },
+        );
+        let checked: Vec<Vec<Rendered>> = batch
+            .par_iter()
+            .zip(parsed)
+            .with_max_len(1)
+            .map(|(f, parsed)| {
+                let mut opts = opts.clone();
+                let watch = live.as_ref().map(|l| l.watch(f, &mut opts));
+                let o = check_parsed_path(parsed, a.model.as_deref(), &cache, &opts);
+                drop(watch);
+                let o: Vec<Rendered> = o
+                    .into_iter()
+                    .map(|o| {
+                        let r = render(&o, &a);
+                        (o, r)
+                    })
+                    .collect();
+                if let Some(pb) = &pb {
+                    pb.inc(1);
+                }
+                o
+            })
+            .collect();
+        outcomes.extend(checked.into_iter().flatten());
+    }
     drop(live);
     if let Some(pb) = pb {
         pb.finish_and_clear();
@@ -90,57 +128,14 @@ pub fn run(a: RunArgs) -> ExitCode {
     let mut failed = false;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    for o in &outcomes {
+    for (o, (text, err)) in &outcomes {
+        if let Some(err) = err {
+            eprintln!("{err}");
+        }
+        emit(write!(out, "{text}"));
         match o {
-            FileOutcome::Failed {
-                file,
-                message,
-                herd,
-            } => {
-                failed = true;
-                if a.json {
-                    emit(writeln!(out, "{}", report::json::error(file, message)));
-                } else if let (true, Some(line)) = (a.herd_identical, herd) {
-                    // herd7's own wording (it writes it to stderr too).
-                    eprintln!("{line}");
-                } else {
-                    eprintln!("{message}");
-                }
-            }
-            FileOutcome::Checked { file, test, result } => {
-                if a.json {
-                    emit(writeln!(
-                        out,
-                        "{}",
-                        report::json::result(file, test, result)
-                    ));
-                } else {
-                    let style = report::herd::HerdStyle {
-                        identical: a.herd_identical,
-                        hexa: a.hexa,
-                    };
-                    emit(writeln!(
-                        out,
-                        "{}",
-                        report::herd::block_with(test, result, style)
-                    ));
-                    if a.stats {
-                        emit(writeln!(out, "{}", report::herd::stats(result)));
-                    }
-                    if a.trace {
-                        emit(write!(
-                            out,
-                            "{}",
-                            litmix::report::trace::trace_text(test, result)
-                        ));
-                    }
-                    if a.why {
-                        let why = report::why::explain(test, result);
-                        if !why.is_empty() {
-                            emit(writeln!(out, "{why}"));
-                        }
-                    }
-                }
+            FileOutcome::Failed { .. } => failed = true,
+            FileOutcome::Checked { test, result, .. } => {
                 if let Some(dir) = &a.dot {
                     // Every artefact the driver builds: traces, witnesses,
                     // forbidden and explained executions.
@@ -155,9 +150,61 @@ pub fn run(a: RunArgs) -> ExitCode {
             }
         }
     }
+    // The process ends next: freeing every test and result one by one
+    // would only delay that (about a millisecond per hundred tests).
+    std::mem::forget(outcomes);
+    std::mem::forget(cache);
     if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// What `litmix run` prints for one outcome: its standard output text
+/// and its standard error line (built beside the checks, printed in
+/// order afterwards).
+fn render(o: &FileOutcome, a: &RunArgs) -> (String, Option<String>) {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    match o {
+        FileOutcome::Failed {
+            file,
+            message,
+            herd,
+        } => {
+            if a.json {
+                let _ = writeln!(out, "{}", report::json::error(file, message));
+            } else if let (true, Some(line)) = (a.herd_identical, herd) {
+                // herd7's own wording (it writes it to stderr too).
+                return (out, Some(line.clone()));
+            } else {
+                return (out, Some(message.clone()));
+            }
+        }
+        FileOutcome::Checked { file, test, result } => {
+            if a.json {
+                let _ = writeln!(out, "{}", report::json::result(file, test, result));
+            } else {
+                let style = report::herd::HerdStyle {
+                    identical: a.herd_identical,
+                    hexa: a.hexa,
+                };
+                let _ = writeln!(out, "{}", report::herd::block_with(test, result, style));
+                if a.stats {
+                    let _ = writeln!(out, "{}", report::herd::stats(result));
+                }
+                if a.trace {
+                    out.push_str(&litmix::report::trace::trace_text(test, result));
+                }
+                if a.why {
+                    let why = report::why::explain(test, result);
+                    if !why.is_empty() {
+                        let _ = writeln!(out, "{why}");
+                    }
+                }
+            }
+        }
+    }
+    (out, None)
 }

@@ -158,19 +158,51 @@ pub fn check_path(
     cache: &ModelCache,
     opts: &CheckOptions,
 ) -> Vec<FileOutcome> {
-    if !crate::litmus::nvlitmus::is_nvlitmus_path(path) {
-        return vec![check_file(path, model, cache, opts)];
-    }
+    check_parsed_path(parse_path(path), model, cache, opts)
+}
+
+/// One file's tests as parsed (an NVLitmus template gives one per row, in
+/// row order; any other file one), or why each could not be.
+pub struct ParsedPath {
+    /// The file name.
+    pub file: String,
+    /// Each test, or its failure ready to report.
+    pub tests: Vec<Result<Test, FileOutcome>>,
+}
+
+/// Parses every test of one file ([`check_parsed_path`] checks them).
+pub fn parse_path(path: &Path) -> ParsedPath {
     let file = path.display().to_string();
-    crate::litmus::parse_file_all(path)
+    let failed = |d: crate::diag::Diagnostic| FileOutcome::Failed {
+        herd: d.herd_line(&file),
+        file: file.clone(),
+        message: d.render(),
+    };
+    let tests = if crate::litmus::nvlitmus::is_nvlitmus_path(path) {
+        crate::litmus::parse_file_all(path)
+            .into_iter()
+            .map(|parsed| parsed.map_err(failed))
+            .collect()
+    } else {
+        vec![crate::litmus::parse_file(path).map_err(failed)]
+    };
+    ParsedPath { file, tests }
+}
+
+/// Checks the tests of a parsed file, in order.
+pub fn check_parsed_path(
+    parsed: ParsedPath,
+    model: Option<&str>,
+    cache: &ModelCache,
+    opts: &CheckOptions,
+) -> Vec<FileOutcome> {
+    let file = parsed.file;
+    parsed
+        .tests
         .into_iter()
-        .map(|parsed| match parsed {
+        .map(|t| match t {
             Ok(test) => check_test(file.clone(), test, model, cache, opts),
-            Err(d) => FileOutcome::Failed {
-                herd: d.herd_line(&file),
-                file: file.clone(),
-                message: d.render(),
-            },
+            Err(failed) => failed,
         })
         .collect()
 }

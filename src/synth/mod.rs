@@ -15,6 +15,7 @@
 
 pub mod family;
 pub mod judge;
+pub mod lattice;
 pub mod print;
 pub mod program;
 pub mod search;

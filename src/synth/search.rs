@@ -4,6 +4,7 @@
 //! every outcome of it classified (docs/synthesis.md).
 
 use super::judge::{Judge, Judged, Prepared, sc_judged};
+use super::lattice::{self, Fillings, MayForbid};
 use super::program::{Cond, SOp, SProgram, SThread, removed_cond, removed_program, weakenings_of};
 use super::vocab::{Dialect, Vocab};
 use crate::mapping::enumerate::{
@@ -376,7 +377,23 @@ fn classify_prepared(
     })
 }
 
+/// What a shape's fillings with one pattern of adds (which RMW slots
+/// add) share: the programs differ only in orders and scopes, so their
+/// outcomes and the outcomes an interleaving reaches are the same.
+struct Pattern {
+    adds: u64,
+    outcomes: Vec<Cond>,
+    pinned: bool,
+    /// The outcomes some interleaving reaches (with the SC cut).
+    sc: Box<[u64]>,
+}
+
 /// Searches one shape; returns its findings and counts.
+///
+/// The fillings come in lattice order ([`Fillings`]); with the cuts on,
+/// an outcome some filling one step stronger allows is allowed (the
+/// lattice cut), and a filling whose every outcome is so allowed is
+/// neither built nor judged.
 pub fn search_shape(
     vocab: &Vocab,
     mode: &Mode<'_>,
@@ -388,11 +405,8 @@ pub fn search_shape(
         shapes: 1,
         ..Counts::default()
     };
-    let mut found = Vec::new();
     let places = matches!(vocab.dialect, Dialect::Ptx | Dialect::OpenCl);
     let judges = judges_of(mode);
-    // The strongest-program cut: outcomes every judge allows there are
-    // allowed in every program of the shape.
     // Whether findings must be minimal (every criterion but `forbidden`).
     let minimality = !matches!(
         mode,
@@ -401,148 +415,324 @@ pub fn search_shape(
             ..
         }
     );
-    let (programs, scope_equivalent) = programs_of(vocab, shape, prune);
-    counts.scope_equivalent += scope_equivalent;
-    // Worth it only when the shape has several programs. Each program's
-    // strongest program above it, judged once per distinct one (one per
-    // shape when each kind has a single strongest entry; programs with
-    // adds in some slots have their own).
-    let tops: Vec<Option<SProgram>> = programs
+    let fill = Fillings::new(vocab, shape, |t, e| {
+        !prune || scope_effective(vocab, shape, t, e)
+    });
+    let all: usize = fill
+        .slots
         .iter()
-        .map(|p| {
-            if prune && programs.len() > 1 {
-                strongest_above(vocab, p)
-            } else {
-                None
+        .map(|&(t, i)| vocab.of_kind(shape[t].ops[i].kind).len())
+        .product();
+    counts.scope_equivalent += all - fill.total;
+    // Found, with the filling's original rank for its number.
+    let mut found: Vec<(usize, Found)> = Vec::new();
+    if fill.total == 0 {
+        return Ok((Vec::new(), counts));
+    }
+    // The strongest-program cut, worth it only when the shape has several
+    // fillings: each program's strongest program above it, judged once
+    // per distinct one (one per shape when each kind has a single
+    // strongest entry; programs with adds in some slots have their own).
+    let top_cut = prune && fill.total > 1;
+    let mut top_judged: Vec<(SProgram, Vec<Arc<Judged>>)> = Vec::new();
+    let mut patterns: Vec<Pattern> = Vec::new();
+    let mut may = MayForbid::default();
+    // The original ranks of the canonical fillings (programs are numbered
+    // in that order).
+    let mut ranks: Vec<usize> = Vec::new();
+    let mut threads: Vec<Thread> = shape.to_vec();
+    let mut pick = vec![0usize; fill.slots.len()];
+    let mut idx = 0usize;
+    loop {
+        let mut adds = 0u64;
+        for (s, &(t, i)) in fill.slots.iter().enumerate() {
+            let e = fill.per[s][pick[s]];
+            threads[t].ops[i].order = e as u8;
+            if vocab.entries[e].adds {
+                adds |= 1 << s;
             }
+        }
+        let canonical = is_canonical_program(&threads);
+        // What every upper neighbour may forbid (the lattice cut).
+        let common = if prune {
+            may.common(fill.upper(idx, &pick))
+        } else {
+            None
+        };
+        let dead = common.as_ref().is_some_and(|c| c.iter().all(|&w| w == 0));
+        if canonical || !dead {
+            let pat = match patterns.iter().position(|q| q.adds == adds) {
+                Some(k) => k,
+                None => {
+                    let p = build(vocab, &threads);
+                    let (outcomes, pinned) = p.outcomes(vocab);
+                    let mut sc = vec![0u64; outcomes.len().div_ceil(64)].into_boxed_slice();
+                    if prune {
+                        let reached = sc_judged(vocab, &p);
+                        for (ci, c) in outcomes.iter().enumerate() {
+                            if reached.allows(c) {
+                                sc[ci / 64] |= 1 << (ci % 64);
+                            }
+                        }
+                    }
+                    patterns.push(Pattern {
+                        adds,
+                        outcomes,
+                        pinned,
+                        sc,
+                    });
+                    patterns.len() - 1
+                }
+            };
+            let pat = &patterns[pat];
+            let n = pat.outcomes.len();
+            if canonical {
+                counts.programs += 1;
+                counts.outcomes += n;
+                if !pat.pinned {
+                    counts.inexpressible += n;
+                }
+                ranks.push(fill.original_rank(&pick));
+            }
+            // What this filling may forbid: what its upper neighbours all
+            // may, less what an interleaving reaches.
+            let mut maybe = common.unwrap_or_else(|| lattice::full(n));
+            for (m, s) in maybe.iter_mut().zip(pat.sc.iter()) {
+                *m &= !s;
+            }
+            if canonical {
+                let rank = fill.original_rank(&pick);
+                let p = build(vocab, &threads);
+                search_program(
+                    &mut Ctx {
+                        vocab,
+                        mode,
+                        judges: &judges,
+                        prune,
+                        places,
+                        minimality,
+                        top_cut,
+                        top_judged: &mut top_judged,
+                        counts: &mut counts,
+                    },
+                    &p,
+                    &pat.outcomes,
+                    &mut maybe,
+                    &mut |f| found.push((rank, f)),
+                )?;
+            }
+            if prune {
+                may.set(idx, maybe);
+            }
+        } else if canonical {
+            // Dead: every outcome is allowed by some upper neighbour, or
+            // reached by an interleaving.
+            let pat = patterns.iter().find(|q| q.adds == adds);
+            let (n, pinned) = match pat {
+                Some(q) => (q.outcomes.len(), q.pinned),
+                None => {
+                    let (o, pinned) = build(vocab, &threads).outcomes(vocab);
+                    (o.len(), pinned)
+                }
+            };
+            counts.programs += 1;
+            counts.outcomes += n;
+            counts.cut += n;
+            if !pinned {
+                counts.inexpressible += n;
+            }
+            ranks.push(fill.original_rank(&pick));
+        }
+        if !super::program::next_pick(&mut pick, |s| fill.per[s].len()) {
+            break;
+        }
+        idx += 1;
+    }
+    // Programs are numbered by their place among the canonical fillings
+    // in the vocabulary's own order (as `programs_of` lists them).
+    ranks.sort_unstable();
+    let mut out: Vec<Found> = found
+        .into_iter()
+        .map(|(rank, mut f)| {
+            f.order.1 = ranks.partition_point(|&r| r < rank);
+            f.order.0 = seq;
+            f
         })
         .collect();
-    let mut top_judged: Vec<(SProgram, Vec<Arc<Judged>>)> = Vec::new();
-    for t in tops.iter().flatten() {
-        if !top_judged.iter().any(|(q, _)| q == t) {
-            let j = judges
-                .iter()
-                .map(|j| j.judge(t))
-                .collect::<Result<Vec<_>, _>>()?;
-            top_judged.push((t.clone(), j));
+    out.sort_by_key(|f| f.order);
+    Ok((out, counts))
+}
+
+/// What [`search_program`] works with: the search's settings, the shape's
+/// strongest programs judged so far, and its counts.
+struct Ctx<'a, 'm> {
+    vocab: &'a Vocab,
+    mode: &'a Mode<'m>,
+    judges: &'a [&'a Judge<'m>],
+    prune: bool,
+    places: bool,
+    minimality: bool,
+    top_cut: bool,
+    top_judged: &'a mut Vec<(SProgram, Vec<Arc<Judged>>)>,
+    counts: &'a mut Counts,
+}
+
+/// Classifies the outcomes of canonical program `p` that `maybe` holds
+/// (the others are allowed: reached by an interleaving, or allowed one
+/// step stronger), reporting each finding; leaves in `maybe` what some
+/// judge may forbid in `p` (exactly what they forbid when `p` was
+/// judged).
+fn search_program(
+    cx: &mut Ctx<'_, '_>,
+    p: &SProgram,
+    outcomes: &[Cond],
+    maybe: &mut [u64],
+    report: &mut dyn FnMut(Found),
+) -> Result<(), String> {
+    let (vocab, mode, judges) = (cx.vocab, cx.mode, cx.judges);
+    let top = if cx.top_cut {
+        strongest_above(vocab, p)
+    } else {
+        None
+    };
+    let tj: Option<Vec<Arc<Judged>>> = match &top {
+        Some(t) if lattice::any(maybe) => Some(match cx.top_judged.iter().find(|(q, _)| q == t) {
+            Some((_, j)) => j.clone(),
+            None => {
+                let j = judges
+                    .iter()
+                    .map(|j| j.judge(t))
+                    .collect::<Result<Vec<_>, _>>()?;
+                cx.top_judged.push((t.clone(), j.clone()));
+                j
+            }
+        }),
+        _ => None,
+    };
+    let mut prepared: Option<Vec<Prepared>> = None;
+    // Each removal (thread, operation), in `weakenings_of`'s order, and
+    // its program once prepared.
+    let removal_at: Vec<(usize, usize)> = p
+        .threads
+        .iter()
+        .enumerate()
+        .flat_map(|(t, th)| (0..th.ops.len()).map(move |i| (t, i)))
+        .collect();
+    let mut removals: Vec<Option<Vec<Prepared>>> = removal_at.iter().map(|_| None).collect();
+    for (ci, c) in outcomes.iter().enumerate() {
+        if !lattice::has(maybe, ci) {
+            // An interleaving reaches it, or a stronger filling allows it.
+            cx.counts.cut += 1;
+            continue;
         }
-    }
-    for (pi, (p, top)) in programs.into_iter().zip(tops).enumerate() {
-        let tj = top
-            .as_ref()
-            .and_then(|t| top_judged.iter().find(|(q, _)| q == t).map(|x| &x.1));
-        counts.programs += 1;
-        let (outcomes, pinned) = p.outcomes(vocab);
-        let sc = prune.then(|| sc_judged(vocab, &p));
-        let mut prepared: Option<Vec<Prepared>> = None;
-        // Each removal (thread, operation), in `weakenings_of`'s order,
-        // and its program once prepared.
-        let removal_at: Vec<(usize, usize)> = p
-            .threads
-            .iter()
-            .enumerate()
-            .flat_map(|(t, th)| (0..th.ops.len()).map(move |i| (t, i)))
-            .collect();
-        let mut removals: Vec<Option<Vec<Prepared>>> = removal_at.iter().map(|_| None).collect();
-        for (ci, c) in outcomes.into_iter().enumerate() {
-            counts.outcomes += 1;
-            if !pinned {
-                counts.inexpressible += 1;
-            }
-            // The SC cut: every model allows what an interleaving reaches.
-            if sc.as_ref().is_some_and(|s| s.allows(&c)) {
-                counts.cut += 1;
+        if let (Some(t), Some(tj)) = (&top, &tj) {
+            // Same values and registers: the strongest program's outcome
+            // is the same condition.
+            debug_assert_eq!(t.terms(vocab), p.terms(vocab));
+            if tj.iter().all(|j| j.allows(c)) {
+                cx.counts.cut += 1;
+                lattice::remove(maybe, ci);
                 continue;
             }
-            if let (Some(t), Some(tj)) = (&top, tj) {
-                // Same values and registers: the strongest program's
-                // outcome is the same condition.
-                debug_assert_eq!(t.terms(vocab), p.terms(vocab));
-                if tj.iter().all(|j| j.allows(&c)) {
-                    counts.cut += 1;
-                    continue;
+        }
+        // The removals' programs do not depend on the outcome: each is
+        // prepared once per program, on first need (and `p` itself
+        // likewise), and only its condition is built per outcome.
+        let mut blocked = |k: usize, dir: bool| -> Result<bool, String> {
+            let (t, i) = removal_at[k];
+            if removals[k].is_none() {
+                removals[k] = Some(prepare_all(judges, &removed_program(p, t, i), false)?);
+            }
+            let cond = removed_cond(vocab, p, c, t, i);
+            let preps = removals[k].as_deref().unwrap_or(&[]);
+            Ok(classify_prepared(mode, preps, &cond)? == Some(dir))
+        };
+        let n_removals = if cx.minimality { removal_at.len() } else { 0 };
+        // Synthesis: a removal that stays forbidden rules the outcome out
+        // before the program itself is judged.
+        let synth = matches!(mode, Mode::Synth { .. });
+        let mut removal_checked = false;
+        if synth {
+            let mut out = false;
+            for k in 0..n_removals {
+                if blocked(k, false)? {
+                    out = true;
+                    break;
                 }
             }
-            // The removals' programs do not depend on the outcome: each is
-            // prepared once per program, on first need (and `p` itself
-            // likewise), and only its condition is built per outcome.
-            let mut blocked = |k: usize, dir: bool| -> Result<bool, String> {
-                let (t, i) = removal_at[k];
-                if removals[k].is_none() {
-                    removals[k] = Some(prepare_all(&judges, &removed_program(&p, t, i), false)?);
-                }
-                let cond = removed_cond(vocab, &p, &c, t, i);
-                let preps = removals[k].as_deref().unwrap_or(&[]);
-                Ok(classify_prepared(mode, preps, &cond)? == Some(dir))
-            };
-            let n_removals = if minimality { removal_at.len() } else { 0 };
-            // Synthesis: a removal that stays forbidden rules the outcome
-            // out before the program itself is judged.
-            let synth = matches!(mode, Mode::Synth { .. });
-            let mut removal_checked = false;
-            if synth {
-                let mut out = false;
-                for k in 0..n_removals {
-                    if blocked(k, false)? {
-                        out = true;
-                        break;
-                    }
-                }
-                if out {
-                    continue;
-                }
-                removal_checked = true;
-            }
-            if prepared.is_none() {
-                prepared = Some(prepare_all(&judges, &p, sc.is_some())?);
-            }
-            let Some(dir) = classify_prepared(mode, prepared.as_deref().unwrap_or(&[]), &c)? else {
-                continue;
-            };
-            let mut minimal = true;
-            if !removal_checked {
-                for k in 0..n_removals {
-                    if blocked(k, dir)? {
-                        minimal = false;
-                        break;
-                    }
-                }
-            }
-            if !minimal {
+            if out {
                 continue;
             }
-            // Found: forbidden (or distinguishing), every removal allowed.
-            counts.found += 1;
-            let others = if minimality {
-                weakenings_of(vocab, &p, &c, places, false, true)
-            } else {
-                Vec::new()
-            };
-            for w in &others {
-                if classify(mode, &w.program, &w.cond)? == Some(dir) {
+            removal_checked = true;
+        }
+        if prepared.is_none() {
+            prepared = Some(prepare_all(judges, p, cx.prune)?);
+        }
+        let Some(dir) = classify_prepared(mode, prepared.as_deref().unwrap_or(&[]), c)? else {
+            continue;
+        };
+        let mut minimal = true;
+        if !removal_checked {
+            for k in 0..n_removals {
+                if blocked(k, dir)? {
                     minimal = false;
                     break;
                 }
             }
-            if minimal {
-                let racy = judges
-                    .iter()
-                    .map(|j| j.judge(&p).map(|r| r.flagged))
-                    .collect::<Result<Vec<_>, _>>()?
-                    .into_iter()
-                    .any(|f| f);
-                found.push(Found {
-                    events: p.events(vocab),
-                    program: p.clone(),
-                    cond: c,
-                    a_allows: dir,
-                    racy,
-                    order: (seq, pi, ci),
-                });
+        }
+        if !minimal {
+            continue;
+        }
+        // Found: forbidden (or distinguishing), every removal allowed.
+        cx.counts.found += 1;
+        let others = if cx.minimality {
+            weakenings_of(vocab, p, c, cx.places, false, true)
+        } else {
+            Vec::new()
+        };
+        for w in &others {
+            if classify(mode, &w.program, &w.cond)? == Some(dir) {
+                minimal = false;
+                break;
+            }
+        }
+        if minimal {
+            let racy = judges
+                .iter()
+                .map(|j| j.judge(p).map(|r| r.flagged))
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .any(|f| f);
+            report(Found {
+                events: p.events(vocab),
+                program: p.clone(),
+                cond: c.clone(),
+                a_allows: dir,
+                racy,
+                order: (0, 0, ci),
+            });
+        }
+    }
+    // Judged: keep only what some judge forbids.
+    if let Some(preps) = &prepared {
+        for (ci, c) in outcomes.iter().enumerate() {
+            if lattice::has(maybe, ci) && !forbidden_by_some(judges, preps, c)? {
+                lattice::remove(maybe, ci);
             }
         }
     }
-    Ok((found, counts))
+    Ok(())
+}
+
+/// Whether some judge forbids outcome `c` of a program prepared under
+/// each ([`judges_of`]'s order).
+fn forbidden_by_some(judges: &[&Judge<'_>], preps: &[Prepared], c: &Cond) -> Result<bool, String> {
+    for (j, p) in judges.iter().zip(preps) {
+        if !j.allows_prepared(p, c)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Shapes searched together: enumerated, then judged in parallel, so that

@@ -394,6 +394,17 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
         e.weaker = weaker;
         e.split = split;
     }
+    if let Some(e) = on_a_cycle(&entries) {
+        let r = &raws[origin[e].0];
+        return Err(err(
+            r.line,
+            1,
+            format!(
+                "'{}' is weaker than itself through 'weaker' steps (the lattice must have no cycle)",
+                entries[e].name
+            ),
+        ));
+    }
     if entries.len() > 200 {
         return Err(err(1, 1, "more than 200 entries".into()));
     }
@@ -406,6 +417,37 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
         entries,
         tops,
     })
+}
+
+/// An entry on a cycle of `weaker` steps, if there is one.
+fn on_a_cycle(entries: &[Entry]) -> Option<usize> {
+    // 0: not met; 1: on the current path; 2: done, on no cycle.
+    let mut state = vec![0u8; entries.len()];
+    for start in 0..entries.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        // Depth first, each frame an entry and its next `weaker` step.
+        let mut stack = vec![(start, 0usize)];
+        state[start] = 1;
+        while let Some(&mut (e, ref mut next)) = stack.last_mut() {
+            if let Some(&w) = entries[e].weaker.get(*next) {
+                *next += 1;
+                match state[w] {
+                    0 => {
+                        state[w] = 1;
+                        stack.push((w, 0));
+                    }
+                    1 => return Some(w),
+                    _ => {}
+                }
+            } else {
+                state[e] = 2;
+                stack.pop();
+            }
+        }
+    }
+    None
 }
 
 /// Per entry, the one maximal entry from which it is reached by `weaker`
@@ -491,5 +533,25 @@ mod tests {
         assert!(e.message.contains("only an rmw entry splits"), "{e}");
         let e = parse("t.vocab", "arch PTX\nrmw X \"x\"\nadd A \"a\" weaker X\n").unwrap_err();
         assert!(e.message.contains("is not an add entry"), "{e}");
+    }
+
+    /// `weaker` steps in a cycle make no lattice (the lattice cut needs one):
+    /// refused at an entry on the cycle; the same steps without the cycle
+    /// are accepted.
+    #[test]
+    fn a_cycle_of_weaker_steps_is_refused() {
+        let e = parse(
+            "t.vocab",
+            "arch X86\nload A \"a\" weaker B\nload B \"b\" weaker C\nload C \"c\" weaker A\n",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("weaker than itself"), "{e}");
+        assert!((2..=4).contains(&e.line), "{e}");
+        let v = parse(
+            "t.vocab",
+            "arch X86\nload A \"a\" weaker B\nload B \"b\" weaker C\nload C \"c\"\n",
+        )
+        .unwrap();
+        assert_eq!(v.entries[0].weaker, vec![1]);
     }
 }

@@ -1,0 +1,288 @@
+//! A shape's fillings in lattice order, and the lattice cut
+//! (docs/synthesis.md, "Cuts").
+//!
+//! A shape's slots are filled with vocabulary entries of their kind. Each
+//! slot's entries are listed strongest first (by height in the
+//! vocabulary's `weaker` lattice), so the fillings, listed with the last
+//! slot fastest, come after every filling one step stronger than them:
+//! when a filling is reached, what its upper neighbours forbid is known.
+//! Models are monotone in the lattice (a stronger instruction never allows
+//! more), so an outcome one upper neighbour allows is allowed, and only
+//! the outcomes every upper neighbour may forbid need a look.
+
+use super::vocab::Vocab;
+use crate::mapping::enumerate::Thread;
+use std::collections::HashMap;
+
+/// A shape's fillings, strongest entries first in each slot.
+pub struct Fillings {
+    /// Each slot (thread, operation), threads then program order.
+    pub slots: Vec<(usize, usize)>,
+    /// Per slot, its entries, strongest first.
+    pub per: Vec<Vec<usize>>,
+    /// Per slot and entry, its position in the vocabulary's own order of
+    /// the slot's entries (the order programs are numbered in).
+    orig: Vec<Vec<usize>>,
+    /// Per slot and entry, the positions (all smaller) of the entries one
+    /// step stronger than it that the slot has.
+    ups: Vec<Vec<Vec<usize>>>,
+    /// Per slot, the step of a filling's number when the slot's pick moves
+    /// by one (the last slot steps by one).
+    weights: Vec<usize>,
+    /// How many fillings there are.
+    pub total: usize,
+}
+
+impl Fillings {
+    /// The fillings of `shape` whose entries pass `keep(thread, entry)`.
+    pub fn new(vocab: &Vocab, shape: &[Thread], keep: impl Fn(usize, usize) -> bool) -> Fillings {
+        let slots: Vec<(usize, usize)> = shape
+            .iter()
+            .enumerate()
+            .flat_map(|(t, th)| (0..th.ops.len()).map(move |i| (t, i)))
+            .collect();
+        let heights = heights(vocab);
+        let mut per = Vec::with_capacity(slots.len());
+        let mut orig = Vec::with_capacity(slots.len());
+        let mut ups = Vec::with_capacity(slots.len());
+        for &(t, i) in &slots {
+            let own: Vec<usize> = vocab
+                .of_kind(shape[t].ops[i].kind)
+                .into_iter()
+                .filter(|&e| keep(t, e))
+                .collect();
+            let mut order: Vec<usize> = (0..own.len()).collect();
+            // Strongest first; ties keep the vocabulary's order.
+            order.sort_by_key(|&k| std::cmp::Reverse(heights[own[k]]));
+            let sorted: Vec<usize> = order.iter().map(|&k| own[k]).collect();
+            // One step above is strictly higher, so listed before.
+            let up: Vec<Vec<usize>> = sorted
+                .iter()
+                .enumerate()
+                .map(|(at, &e)| {
+                    (0..at)
+                        .filter(|&k| vocab.entries[sorted[k]].weaker.contains(&e))
+                        .collect()
+                })
+                .collect();
+            per.push(sorted);
+            orig.push(order);
+            ups.push(up);
+        }
+        let mut weights = vec![1; slots.len()];
+        for s in (0..slots.len().saturating_sub(1)).rev() {
+            weights[s] = weights[s + 1] * per[s + 1].len();
+        }
+        let total = per.iter().map(Vec::len).product();
+        Fillings {
+            slots,
+            per,
+            orig,
+            ups,
+            weights,
+            total,
+        }
+    }
+
+    /// The filling's number in the vocabulary's own order of each slot's
+    /// entries (last slot fastest): the order programs are numbered in.
+    pub fn original_rank(&self, pick: &[usize]) -> usize {
+        pick.iter()
+            .enumerate()
+            .map(|(s, &k)| self.orig[s][k] * self.weights[s])
+            .sum()
+    }
+
+    /// The fillings one step stronger than the filling numbered `idx`
+    /// with picks `pick`, by number (all smaller than `idx`).
+    pub fn upper<'a>(&'a self, idx: usize, pick: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
+        (0..pick.len()).flat_map(move |s| {
+            let k = pick[s];
+            let w = self.weights[s];
+            self.ups[s][k].iter().map(move |&u| idx - (k - u) * w)
+        })
+    }
+}
+
+/// Each entry's height: the length of the longest chain of `weaker` steps
+/// below it (an entry one step stronger than another is higher).
+fn heights(vocab: &Vocab) -> Vec<usize> {
+    fn height(vocab: &Vocab, e: usize, memo: &mut [Option<usize>]) -> usize {
+        if let Some(h) = memo[e] {
+            return h;
+        }
+        // Marked before the recursion: a cycle (which the vocabulary's
+        // parser rejects) could not recurse forever.
+        memo[e] = Some(0);
+        let h = vocab.entries[e]
+            .weaker
+            .iter()
+            .map(|&w| height(vocab, w, memo) + 1)
+            .max()
+            .unwrap_or(0);
+        memo[e] = Some(h);
+        h
+    }
+    let mut memo = vec![None; vocab.entries.len()];
+    (0..vocab.entries.len())
+        .map(|e| height(vocab, e, &mut memo))
+        .collect()
+}
+
+/// Outcome sets of fillings by number: what a filling may forbid (under
+/// some judge). A filling with none is not stored.
+#[derive(Default)]
+pub struct MayForbid {
+    sets: HashMap<usize, Box<[u64]>, crate::fast_hash::FastHash>,
+}
+
+impl MayForbid {
+    /// What every upper neighbour may forbid: `None` when the filling has
+    /// no upper neighbour (anything may be forbidden), an empty set as
+    /// soon as one neighbour forbids nothing.
+    pub fn common(&self, mut upper: impl Iterator<Item = usize>) -> Option<Box<[u64]>> {
+        let first = upper.next()?;
+        let Some(set) = self.sets.get(&first) else {
+            return Some(Box::default());
+        };
+        let mut out = set.clone();
+        for u in upper {
+            let Some(set) = self.sets.get(&u) else {
+                return Some(Box::default());
+            };
+            let mut any = false;
+            for (o, s) in out.iter_mut().zip(set.iter()) {
+                *o &= s;
+                any |= *o != 0;
+            }
+            if !any {
+                return Some(Box::default());
+            }
+        }
+        Some(out)
+    }
+
+    /// Records what filling `idx` may forbid.
+    pub fn set(&mut self, idx: usize, set: Box<[u64]>) {
+        if set.iter().any(|&w| w != 0) {
+            self.sets.insert(idx, set);
+        }
+    }
+}
+
+/// A set of `n` outcomes, all in.
+pub fn full(n: usize) -> Box<[u64]> {
+    let mut v = vec![u64::MAX; n.div_ceil(64)].into_boxed_slice();
+    if !n.is_multiple_of(64)
+        && let Some(last) = v.last_mut()
+    {
+        *last = (1u64 << (n % 64)) - 1;
+    }
+    v
+}
+
+/// Whether outcome `i` is in `set` (an empty set holds none).
+pub fn has(set: &[u64], i: usize) -> bool {
+    set.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+}
+
+/// Takes outcome `i` out of `set`.
+pub fn remove(set: &mut [u64], i: usize) {
+    if let Some(w) = set.get_mut(i / 64) {
+        *w &= !(1 << (i % 64));
+    }
+}
+
+/// Whether `set` holds some outcome.
+pub fn any(set: &[u64]) -> bool {
+    set.iter().any(|&w| w != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mapping::enumerate::{Op, OpKind, Place};
+
+    fn op(kind: OpKind, loc: u8) -> Op {
+        Op {
+            kind,
+            order: 0,
+            scope: 0,
+            loc,
+            remote: false,
+        }
+    }
+
+    /// Message passing over the `ptx` vocabulary in one CTA: every filling
+    /// comes after each filling one step stronger, the upper neighbours are
+    /// exactly the one-step `weaker` pairs, and the original ranks number
+    /// the fillings one to one.
+    #[test]
+    fn fillings_come_after_their_upper_neighbours() {
+        let v = super::super::vocab::load("ptx").unwrap();
+        let place = Place::Gpu { dev: 0, wg: 0 };
+        let shape = vec![
+            Thread {
+                place,
+                ops: vec![op(OpKind::Store, 0), op(OpKind::Store, 1)],
+            },
+            Thread {
+                place,
+                ops: vec![op(OpKind::Load, 1), op(OpKind::Load, 0)],
+            },
+        ];
+        let f = Fillings::new(&v, &shape, |_, _| true);
+        let stores = v.of_kind(OpKind::Store).len();
+        let loads = v.of_kind(OpKind::Load).len();
+        assert_eq!(f.total, stores * stores * loads * loads);
+        let mut pick = vec![0; f.slots.len()];
+        let mut ranks = vec![false; f.total];
+        let mut idx = 0;
+        let mut with_upper = 0;
+        loop {
+            let upper: Vec<usize> = f.upper(idx, &pick).collect();
+            // By hand: the neighbours differ in one slot by one step.
+            let mut expected = 0;
+            for (per, &k) in f.per.iter().zip(&pick) {
+                let e = per[k];
+                expected += per
+                    .iter()
+                    .filter(|&&u| v.entries[u].weaker.contains(&e))
+                    .count();
+            }
+            assert_eq!(upper.len(), expected, "filling {idx}");
+            assert!(upper.iter().all(|&u| u < idx));
+            with_upper += usize::from(!upper.is_empty());
+            let r = f.original_rank(&pick);
+            assert!(!std::mem::replace(&mut ranks[r], true), "rank {r} twice");
+            if !super::super::program::next_pick(&mut pick, |s| f.per[s].len()) {
+                break;
+            }
+            idx += 1;
+        }
+        assert_eq!(idx + 1, f.total);
+        assert!(ranks.iter().all(|&r| r));
+        // Only fillings of the slots' strongest entries have none.
+        assert!(with_upper > 0 && with_upper < f.total);
+    }
+
+    /// What a filling may forbid: the intersection over its upper
+    /// neighbours; none stored means nothing; no neighbour means anything.
+    #[test]
+    fn common_is_the_intersection_of_the_neighbours() {
+        let mut m = MayForbid::default();
+        let mut a = full(70);
+        remove(&mut a, 3);
+        let mut b = full(70);
+        remove(&mut b, 69);
+        m.set(0, a);
+        m.set(1, b);
+        m.set(2, vec![0, 0].into_boxed_slice());
+        assert!(m.common(std::iter::empty()).is_none());
+        let c = m.common([0, 1].into_iter()).unwrap();
+        assert!(!has(&c, 3) && !has(&c, 69) && has(&c, 0) && has(&c, 68));
+        assert!(!has(&c, 70), "outside the 70 outcomes");
+        assert!(!any(&m.common([0, 2].into_iter()).unwrap()));
+        assert!(!any(&m.common([1, 7].into_iter()).unwrap()));
+    }
+}
