@@ -21,16 +21,22 @@ pub struct Fillings {
     /// Per slot, its entries, strongest first.
     pub per: Vec<Vec<usize>>,
     /// Per slot and entry, its position in the vocabulary's own order of
-    /// the slot's entries (the order programs are numbered in).
+    /// the slot's entries (the order programs are numbered in); empty for
+    /// a slot with one entry (as `ups` and `down`).
     orig: Vec<Vec<usize>>,
     /// Per slot and entry, the positions (all smaller) of the entries one
     /// step stronger than it that the slot has.
     ups: Vec<Vec<Vec<usize>>>,
+    /// Per slot and entry, whether the slot has an entry one step weaker.
+    down: Vec<Vec<bool>>,
     /// Per slot, the step of a filling's number when the slot's pick moves
     /// by one (the last slot steps by one).
     weights: Vec<usize>,
     /// How many fillings there are.
     pub total: usize,
+    /// How many there are with every entry of each slot's kind (those
+    /// `keep` leaves out included).
+    pub all: usize,
 }
 
 impl Fillings {
@@ -41,16 +47,23 @@ impl Fillings {
             .enumerate()
             .flat_map(|(t, th)| (0..th.ops.len()).map(move |i| (t, i)))
             .collect();
-        let heights = heights(vocab);
+        let heights = &vocab.heights;
+        let mut all = 1;
         let mut per = Vec::with_capacity(slots.len());
         let mut orig = Vec::with_capacity(slots.len());
         let mut ups = Vec::with_capacity(slots.len());
         for &(t, i) in &slots {
-            let own: Vec<usize> = vocab
-                .of_kind(shape[t].ops[i].kind)
-                .into_iter()
-                .filter(|&e| keep(t, e))
-                .collect();
+            let mut own = vocab.of_kind(shape[t].ops[i].kind);
+            all *= own.len();
+            own.retain(|&e| keep(t, e));
+            if own.len() <= 1 {
+                // Nothing to order: no neighbours, rank 0 (and no
+                // allocations, for vocabularies with one entry per kind).
+                per.push(own);
+                orig.push(Vec::new());
+                ups.push(Vec::new());
+                continue;
+            }
             let mut order: Vec<usize> = (0..own.len()).collect();
             // Strongest first; ties keep the vocabulary's order.
             order.sort_by_key(|&k| std::cmp::Reverse(heights[own[k]]));
@@ -74,13 +87,22 @@ impl Fillings {
             weights[s] = weights[s + 1] * per[s + 1].len();
         }
         let total = per.iter().map(Vec::len).product();
+        // Empty for a slot with no neighbours (no allocation).
+        let mut down: Vec<Vec<bool>> = ups.iter().map(|up| vec![false; up.len()]).collect();
+        for (d, up) in down.iter_mut().zip(&ups) {
+            for &u in up.iter().flatten() {
+                d[u] = true;
+            }
+        }
         Fillings {
             slots,
             per,
             orig,
             ups,
+            down,
             weights,
             total,
+            all,
         }
     }
 
@@ -89,8 +111,16 @@ impl Fillings {
     pub fn original_rank(&self, pick: &[usize]) -> usize {
         pick.iter()
             .enumerate()
-            .map(|(s, &k)| self.orig[s][k] * self.weights[s])
+            .map(|(s, &k)| self.orig[s].get(k).copied().unwrap_or(0) * self.weights[s])
             .sum()
+    }
+
+    /// Whether some filling is one step weaker than the one with picks
+    /// `pick` (only then is what it may forbid needed).
+    pub fn has_lower(&self, pick: &[usize]) -> bool {
+        pick.iter()
+            .zip(&self.down)
+            .any(|(&k, d)| d.get(k).copied().unwrap_or(false))
     }
 
     /// The fillings one step stronger than the filling numbered `idx`
@@ -99,34 +129,13 @@ impl Fillings {
         (0..pick.len()).flat_map(move |s| {
             let k = pick[s];
             let w = self.weights[s];
-            self.ups[s][k].iter().map(move |&u| idx - (k - u) * w)
+            self.ups[s]
+                .get(k)
+                .into_iter()
+                .flatten()
+                .map(move |&u| idx - (k - u) * w)
         })
     }
-}
-
-/// Each entry's height: the length of the longest chain of `weaker` steps
-/// below it (an entry one step stronger than another is higher).
-fn heights(vocab: &Vocab) -> Vec<usize> {
-    fn height(vocab: &Vocab, e: usize, memo: &mut [Option<usize>]) -> usize {
-        if let Some(h) = memo[e] {
-            return h;
-        }
-        // Marked before the recursion: a cycle (which the vocabulary's
-        // parser rejects) could not recurse forever.
-        memo[e] = Some(0);
-        let h = vocab.entries[e]
-            .weaker
-            .iter()
-            .map(|&w| height(vocab, w, memo) + 1)
-            .max()
-            .unwrap_or(0);
-        memo[e] = Some(h);
-        h
-    }
-    let mut memo = vec![None; vocab.entries.len()];
-    (0..vocab.entries.len())
-        .map(|e| height(vocab, e, &mut memo))
-        .collect()
 }
 
 /// Outcome sets of fillings by number: what a filling may forbid (under

@@ -388,6 +388,44 @@ struct Pattern {
     sc: Box<[u64]>,
 }
 
+/// The pattern of the filling `threads` (its adds `adds`), computed and
+/// added to `patterns`: its outcomes and, with the SC cut, those an
+/// interleaving reaches. The program built for it is left in `built`
+/// when asked for.
+fn pattern_of(
+    vocab: &Vocab,
+    threads: &[Thread],
+    adds: u64,
+    prune: bool,
+    patterns: &mut Vec<Pattern>,
+    built: Option<&mut Option<SProgram>>,
+) -> usize {
+    if let Some(k) = patterns.iter().position(|q| q.adds == adds) {
+        return k;
+    }
+    let p = build(vocab, threads);
+    let (outcomes, pinned) = p.outcomes(vocab);
+    let mut sc = vec![0u64; outcomes.len().div_ceil(64)].into_boxed_slice();
+    if prune {
+        let reached = sc_judged(vocab, &p);
+        for (ci, c) in outcomes.iter().enumerate() {
+            if reached.allows(c) {
+                sc[ci / 64] |= 1 << (ci % 64);
+            }
+        }
+    }
+    patterns.push(Pattern {
+        adds,
+        outcomes,
+        pinned,
+        sc,
+    });
+    if let Some(b) = built {
+        *b = Some(p);
+    }
+    patterns.len() - 1
+}
+
 /// Searches one shape; returns its findings and counts.
 ///
 /// The fillings come in lattice order ([`Fillings`]); with the cuts on,
@@ -418,12 +456,7 @@ pub fn search_shape(
     let fill = Fillings::new(vocab, shape, |t, e| {
         !prune || scope_effective(vocab, shape, t, e)
     });
-    let all: usize = fill
-        .slots
-        .iter()
-        .map(|&(t, i)| vocab.of_kind(shape[t].ops[i].kind).len())
-        .product();
-    counts.scope_equivalent += all - fill.total;
+    counts.scope_equivalent += fill.all - fill.total;
     // Found, with the filling's original rank for its number.
     let mut found: Vec<(usize, Found)> = Vec::new();
     if fill.total == 0 {
@@ -459,50 +492,56 @@ pub fn search_shape(
         } else {
             None
         };
-        let dead = common.as_ref().is_some_and(|c| c.iter().all(|&w| w == 0));
-        if canonical || !dead {
-            let pat = match patterns.iter().position(|q| q.adds == adds) {
-                Some(k) => k,
-                None => {
-                    let p = build(vocab, &threads);
-                    let (outcomes, pinned) = p.outcomes(vocab);
-                    let mut sc = vec![0u64; outcomes.len().div_ceil(64)].into_boxed_slice();
-                    if prune {
-                        let reached = sc_judged(vocab, &p);
-                        for (ci, c) in outcomes.iter().enumerate() {
-                            if reached.allows(c) {
-                                sc[ci / 64] |= 1 << (ci % 64);
-                            }
-                        }
+        let dead = common.as_ref().is_some_and(|c| !lattice::any(c));
+        // Only a filling with a weaker neighbour passes its set on.
+        let passes = prune && !dead && fill.has_lower(&pick);
+        if !canonical {
+            // Not judged: its neighbours' set passes on as it is (what an
+            // interleaving reaches is the same for every filling of the
+            // pattern, and taken out where a program is judged).
+            if passes {
+                let set = match common {
+                    Some(c) => c,
+                    None => {
+                        let k = pattern_of(vocab, &threads, adds, prune, &mut patterns, None);
+                        lattice::full(patterns[k].outcomes.len())
                     }
-                    patterns.push(Pattern {
-                        adds,
-                        outcomes,
-                        pinned,
-                        sc,
-                    });
-                    patterns.len() - 1
-                }
+                };
+                may.set(idx, set);
+            }
+        } else {
+            let rank = fill.original_rank(&pick);
+            ranks.push(rank);
+            let mut built = None;
+            let k = match patterns.iter().position(|q| q.adds == adds) {
+                Some(k) => k,
+                None => pattern_of(
+                    vocab,
+                    &threads,
+                    adds,
+                    prune,
+                    &mut patterns,
+                    Some(&mut built),
+                ),
             };
-            let pat = &patterns[pat];
+            let pat = &patterns[k];
             let n = pat.outcomes.len();
-            if canonical {
-                counts.programs += 1;
-                counts.outcomes += n;
-                if !pat.pinned {
-                    counts.inexpressible += n;
+            counts.programs += 1;
+            counts.outcomes += n;
+            if !pat.pinned {
+                counts.inexpressible += n;
+            }
+            if dead {
+                // Every outcome is allowed by some upper neighbour.
+                counts.cut += n;
+            } else {
+                // What this filling may forbid: what its upper neighbours
+                // all may, less what an interleaving reaches.
+                let mut maybe = common.unwrap_or_else(|| lattice::full(n));
+                for (m, s) in maybe.iter_mut().zip(pat.sc.iter()) {
+                    *m &= !s;
                 }
-                ranks.push(fill.original_rank(&pick));
-            }
-            // What this filling may forbid: what its upper neighbours all
-            // may, less what an interleaving reaches.
-            let mut maybe = common.unwrap_or_else(|| lattice::full(n));
-            for (m, s) in maybe.iter_mut().zip(pat.sc.iter()) {
-                *m &= !s;
-            }
-            if canonical {
-                let rank = fill.original_rank(&pick);
-                let p = build(vocab, &threads);
+                let p = built.unwrap_or_else(|| build(vocab, &threads));
                 search_program(
                     &mut Ctx {
                         vocab,
@@ -520,28 +559,10 @@ pub fn search_shape(
                     &mut maybe,
                     &mut |f| found.push((rank, f)),
                 )?;
-            }
-            if prune {
-                may.set(idx, maybe);
-            }
-        } else if canonical {
-            // Dead: every outcome is allowed by some upper neighbour, or
-            // reached by an interleaving.
-            let pat = patterns.iter().find(|q| q.adds == adds);
-            let (n, pinned) = match pat {
-                Some(q) => (q.outcomes.len(), q.pinned),
-                None => {
-                    let (o, pinned) = build(vocab, &threads).outcomes(vocab);
-                    (o.len(), pinned)
+                if passes {
+                    may.set(idx, maybe);
                 }
-            };
-            counts.programs += 1;
-            counts.outcomes += n;
-            counts.cut += n;
-            if !pinned {
-                counts.inexpressible += n;
             }
-            ranks.push(fill.original_rank(&pick));
         }
         if !super::program::next_pick(&mut pick, |s| fill.per[s].len()) {
             break;

@@ -87,6 +87,9 @@ pub struct Vocab {
     /// Per entry, the one strongest entry above it in the lattice (itself
     /// when nothing is above it), or `None` when several are.
     pub tops: Vec<Option<usize>>,
+    /// Per entry, the length of the longest chain of `weaker` steps below
+    /// it (an entry one step stronger than another is higher).
+    pub heights: Vec<usize>,
 }
 
 /// A vocabulary error: `file:line:col: message`.
@@ -409,6 +412,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
         return Err(err(1, 1, "more than 200 entries".into()));
     }
     let tops = tops(&entries);
+    let heights = heights(&entries);
     Ok(Vocab {
         name: name.unwrap_or_else(|| file.to_string()),
         dialect,
@@ -416,6 +420,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
         scopes,
         entries,
         tops,
+        heights,
     })
 }
 
@@ -448,6 +453,28 @@ fn on_a_cycle(entries: &[Entry]) -> Option<usize> {
         }
     }
     None
+}
+
+/// Per entry, the longest chain of `weaker` steps below it (the entries
+/// have no cycle of them: [`on_a_cycle`]).
+fn heights(entries: &[Entry]) -> Vec<usize> {
+    fn height(entries: &[Entry], e: usize, memo: &mut [Option<usize>]) -> usize {
+        if let Some(h) = memo[e] {
+            return h;
+        }
+        let h = entries[e]
+            .weaker
+            .iter()
+            .map(|&w| height(entries, w, memo) + 1)
+            .max()
+            .unwrap_or(0);
+        memo[e] = Some(h);
+        h
+    }
+    let mut memo = vec![None; entries.len()];
+    (0..entries.len())
+        .map(|e| height(entries, e, &mut memo))
+        .collect()
 }
 
 /// Per entry, the one maximal entry from which it is reached by `weaker`
