@@ -142,6 +142,16 @@ pub enum FileOutcome {
 }
 
 impl FileOutcome {
+    /// The failure a located error of file `file` reports, with herd7's
+    /// wording of it when litmix knows one.
+    pub fn from_diagnostic(file: String, d: crate::diag::Diagnostic) -> FileOutcome {
+        FileOutcome::Failed {
+            herd: d.herd_line(&file),
+            message: d.render(),
+            file,
+        }
+    }
+
     /// The file name.
     pub fn file(&self) -> &str {
         match self {
@@ -173,11 +183,7 @@ pub struct ParsedPath {
 /// Parses every test of one file ([`check_parsed_path`] checks them).
 pub fn parse_path(path: &Path) -> ParsedPath {
     let file = path.display().to_string();
-    let failed = |d: crate::diag::Diagnostic| FileOutcome::Failed {
-        herd: d.herd_line(&file),
-        file: file.clone(),
-        message: d.render(),
-    };
+    let failed = |d| FileOutcome::from_diagnostic(file.clone(), d);
     let tests = if crate::litmus::nvlitmus::is_nvlitmus_path(path) {
         crate::litmus::parse_file_all(path)
             .into_iter()
@@ -215,17 +221,10 @@ pub fn check_file(
     opts: &CheckOptions,
 ) -> FileOutcome {
     let file = path.display().to_string();
-    let test = match crate::litmus::parse_file(path) {
-        Ok(t) => t,
-        Err(d) => {
-            return FileOutcome::Failed {
-                herd: d.herd_line(&file),
-                file,
-                message: d.render(),
-            };
-        }
-    };
-    check_test(file, test, model, cache, opts)
+    match crate::litmus::parse_file(path) {
+        Ok(test) => check_test(file, test, model, cache, opts),
+        Err(d) => FileOutcome::from_diagnostic(file, d),
+    }
 }
 
 /// Checks a parsed test; `file` names it in the outcome.
@@ -254,11 +253,7 @@ pub fn check_test(
             test: Box::new(test),
             result: Box::new(result),
         },
-        Err(CheckError::Diagnostic(d)) => FileOutcome::Failed {
-            herd: d.herd_line(&file),
-            file,
-            message: d.render(),
-        },
+        Err(CheckError::Diagnostic(d)) => FileOutcome::from_diagnostic(file, d),
         Err(e) => FileOutcome::Failed {
             message: format!("{file}: {e}"),
             herd: None,

@@ -224,54 +224,6 @@ pub fn scope_redundant(vocab: &Vocab, threads: &[Thread]) -> bool {
     })
 }
 
-/// Every canonical program of a shape, in a fixed order; with
-/// `scope_cut`, only the fillings whose scopes are all effective
-/// ([`scope_effective`]); the second result counts the fillings (before
-/// the isomorphism test) the cut leaves out.
-pub fn programs_of(vocab: &Vocab, shape: &[Thread], scope_cut: bool) -> (Vec<SProgram>, usize) {
-    let slots: Vec<(usize, usize)> = shape
-        .iter()
-        .enumerate()
-        .flat_map(|(t, th)| (0..th.ops.len()).map(move |i| (t, i)))
-        .collect();
-    let all: Vec<Vec<usize>> = slots
-        .iter()
-        .map(|&(t, i)| vocab.of_kind(shape[t].ops[i].kind))
-        .collect();
-    let per: Vec<Vec<usize>> = if scope_cut {
-        all.iter()
-            .zip(&slots)
-            .map(|(es, &(t, _))| {
-                es.iter()
-                    .copied()
-                    .filter(|&e| scope_effective(vocab, shape, t, e))
-                    .collect()
-            })
-            .collect()
-    } else {
-        all.clone()
-    };
-    let fillings = |v: &[Vec<usize>]| v.iter().map(Vec::len).product::<usize>();
-    let skipped = fillings(&all) - fillings(&per);
-    let mut out = Vec::new();
-    if per.iter().any(Vec::is_empty) {
-        return (out, skipped);
-    }
-    let mut pick = vec![0usize; slots.len()];
-    loop {
-        let mut threads: Vec<Thread> = shape.to_vec();
-        for (s, &(t, i)) in slots.iter().enumerate() {
-            threads[t].ops[i].order = per[s][pick[s]] as u8;
-        }
-        if is_canonical_program(&threads) {
-            out.push(build(vocab, &threads));
-        }
-        if !super::program::next_pick(&mut pick, |s| per[s].len()) {
-            return (out, skipped);
-        }
-    }
-}
-
 /// The program of filled threads: written values 1, 2, ... in thread then
 /// program order (1, 2, 4, ... when some entry is an add, so that sums of
 /// values along chains of adds stay distinct), registers numbered per
@@ -388,10 +340,10 @@ struct Pattern {
     sc: Box<[u64]>,
 }
 
-/// The pattern of the filling `threads` (its adds `adds`), computed and
-/// added to `patterns`: its outcomes and, with the SC cut, those an
-/// interleaving reaches. The program built for it is left in `built`
-/// when asked for.
+/// The pattern of the filling `threads` (its adds `adds`) in `patterns`,
+/// computed and added when missing: its outcomes and, with the SC cut,
+/// those an interleaving reaches. The program built for a missing one is
+/// left in `built` when asked for.
 fn pattern_of(
     vocab: &Vocab,
     threads: &[Thread],
@@ -513,17 +465,14 @@ pub fn search_shape(
             let rank = fill.original_rank(&pick);
             ranks.push(rank);
             let mut built = None;
-            let k = match patterns.iter().position(|q| q.adds == adds) {
-                Some(k) => k,
-                None => pattern_of(
-                    vocab,
-                    &threads,
-                    adds,
-                    prune,
-                    &mut patterns,
-                    Some(&mut built),
-                ),
-            };
+            let k = pattern_of(
+                vocab,
+                &threads,
+                adds,
+                prune,
+                &mut patterns,
+                Some(&mut built),
+            );
             let pat = &patterns[k];
             let n = pat.outcomes.len();
             counts.programs += 1;
@@ -570,7 +519,8 @@ pub fn search_shape(
         idx += 1;
     }
     // Programs are numbered by their place among the canonical fillings
-    // in the vocabulary's own order (as `programs_of` lists them).
+    // in the vocabulary's own order of each slot's entries, last slot
+    // fastest (the order before the lattice cut).
     ranks.sort_unstable();
     let mut out: Vec<Found> = found
         .into_iter()
