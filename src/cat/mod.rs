@@ -307,6 +307,14 @@ impl Model {
         self.labels(|m| m == CheckMode::Flag)
     }
 
+    /// Whether some check can raise a flag (`flag` or `undefined_unless`):
+    /// only then does a candidate matter beyond the state it reaches.
+    pub fn may_flag(&self) -> bool {
+        !self
+            .labels(|m| matches!(m, CheckMode::Flag | CheckMode::UndefinedUnless))
+            .is_empty()
+    }
+
     fn labels(&self, keep: impl Fn(CheckMode) -> bool) -> Vec<String> {
         self.program
             .stmts

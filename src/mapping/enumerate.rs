@@ -16,6 +16,8 @@
 //! (statically racy ones, threads starting or ending with a fence) are not
 //! generated. See docs/mappings.md for why each cut loses no behaviour.
 
+pub use super::canon::canonical;
+use super::canon::is_canonical;
 use std::fmt::Write as _;
 
 /// What an operation does.
@@ -84,7 +86,7 @@ pub struct Thread {
 }
 
 impl Thread {
-    fn size(&self) -> usize {
+    pub(crate) fn size(&self) -> usize {
         self.ops.iter().map(|o| o.kind.events()).sum()
     }
 }
@@ -442,140 +444,6 @@ pub fn loc_name(l: usize) -> String {
         Some(n) => (*n).into(),
         None => format!("l{l}"),
     }
-}
-
-/// The encoding compared for canonical forms.
-fn encode(threads: &[&Thread]) -> Vec<u8> {
-    let mut e = Vec::with_capacity(64);
-    for t in threads {
-        e.push(t.size() as u8);
-        match t.place {
-            Place::Cpu => e.extend([0, 0, 0]),
-            Place::Gpu { dev, wg } => e.extend([1, dev, wg]),
-            Place::Plain => e.extend([2, 0, 0]),
-        }
-        e.push(t.ops.len() as u8);
-        for o in &t.ops {
-            e.extend([o.kind as u8, o.order, o.scope, o.loc, o.remote as u8]);
-        }
-    }
-    e
-}
-
-/// Renumbers locations, devices and work-groups by first use, in order.
-fn normalize(threads: &[&Thread]) -> Vec<Thread> {
-    let mut locs: Vec<u8> = Vec::new();
-    let mut devs: Vec<u8> = Vec::new();
-    let mut wgs: Vec<u8> = Vec::new();
-    let idx = |v: &mut Vec<u8>, x: u8| -> u8 {
-        match v.iter().position(|&y| y == x) {
-            Some(i) => i as u8,
-            None => {
-                v.push(x);
-                (v.len() - 1) as u8
-            }
-        }
-    };
-    threads
-        .iter()
-        .map(|t| Thread {
-            place: match t.place {
-                Place::Cpu => Place::Cpu,
-                Place::Plain => Place::Plain,
-                Place::Gpu { dev, wg } => Place::Gpu {
-                    dev: idx(&mut devs, dev),
-                    wg: idx(&mut wgs, wg),
-                },
-            },
-            ops: t
-                .ops
-                .iter()
-                .map(|o| Op {
-                    loc: if o.kind == OpKind::Fence {
-                        0
-                    } else {
-                        idx(&mut locs, o.loc)
-                    },
-                    ..*o
-                })
-                .collect(),
-        })
-        .collect()
-}
-
-/// The representative of `p`'s class under permutations of equally sized
-/// threads and renumbering (the one the enumeration generates), for tests.
-pub fn canonical(p: &Program) -> Program {
-    let n = p.threads.len();
-    let mut best: Option<(Vec<u8>, Vec<Thread>)> = None;
-    let mut perm: Vec<usize> = (0..n).collect();
-    let sizes: Vec<usize> = p.threads.iter().map(Thread::size).collect();
-    permute(&mut perm, 0, &mut |perm| {
-        if perm.iter().enumerate().all(|(k, &j)| sizes[j] == sizes[k]) {
-            let ts: Vec<&Thread> = perm.iter().map(|&j| &p.threads[j]).collect();
-            let norm = normalize(&ts);
-            let e = encode(&norm.iter().collect::<Vec<_>>());
-            if best.as_ref().is_none_or(|(b, _)| e < *b) {
-                best = Some((e, norm));
-            }
-        }
-    });
-    Program {
-        threads: best.map(|b| b.1).unwrap_or_default(),
-        rmw_add: p.rmw_add,
-    }
-}
-
-fn permute(v: &mut Vec<usize>, k: usize, f: &mut dyn FnMut(&[usize])) {
-    if k == v.len() {
-        f(v);
-        return;
-    }
-    for i in k..v.len() {
-        v.swap(k, i);
-        permute(v, k + 1, f);
-        v.swap(k, i);
-    }
-}
-
-/// Whether `p` is the smallest of its class under permutations of equally
-/// sized threads (threads are already by non-increasing size).
-fn is_canonical(threads: &[Thread]) -> bool {
-    let n = threads.len();
-    let sizes: Vec<usize> = threads.iter().map(Thread::size).collect();
-    if sizes.windows(2).all(|w| w[0] != w[1]) {
-        // No two threads of equal size: the only permutation allowed is
-        // the identity.
-        return true;
-    }
-    let mine = encode(&threads.iter().collect::<Vec<_>>());
-    let mut perm: Vec<usize> = (0..n).collect();
-    // Heap's algorithm over all permutations, keeping those that preserve
-    // the size order; n is at most the bound (small).
-    let mut c = vec![0usize; n];
-    let mut i = 0;
-    while i < n {
-        if c[i] < i {
-            if i % 2 == 0 {
-                perm.swap(0, i);
-            } else {
-                perm.swap(c[i], i);
-            }
-            if perm.iter().enumerate().all(|(k, &j)| sizes[j] == sizes[k]) {
-                let ts: Vec<&Thread> = perm.iter().map(|&j| &threads[j]).collect();
-                let norm = normalize(&ts);
-                if encode(&norm.iter().collect::<Vec<_>>()) < mine {
-                    return false;
-                }
-            }
-            c[i] += 1;
-            i = 0;
-        } else {
-            c[i] = 0;
-            i += 1;
-        }
-    }
-    true
 }
 
 /// Whether scope `scope` of an operation of thread `t` includes thread `u`

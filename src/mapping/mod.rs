@@ -19,6 +19,7 @@
 //! `.cat` models.
 
 pub mod build;
+pub mod canon;
 pub mod check;
 pub mod compile;
 pub mod dominance;

@@ -127,6 +127,12 @@ pub struct Judge<'a> {
     pub catch_fire: bool,
     /// Model runs made.
     pub runs: AtomicU64,
+    /// Whether a program may be judged on a few outcomes only
+    /// ([`Judge::restrict`]): a cat model that raises no flag, so that a
+    /// candidate matters only through the state it reaches.
+    restrictable: bool,
+    /// Runs restricted to some outcomes ([`Judge::restrict`]).
+    restricted: AtomicU64,
 }
 
 impl<'a> Judge<'a> {
@@ -151,6 +157,8 @@ impl<'a> Judge<'a> {
             let name = model.name().to_string();
             crate::driver::Judge::Cat { model, name }
         };
+        let restrictable =
+            matches!(&judge, crate::driver::Judge::Cat { model, .. } if !model.may_flag());
         Ok(Judge {
             vocab,
             spec: spec.to_string(),
@@ -162,13 +170,18 @@ impl<'a> Judge<'a> {
             sc_cut: true,
             catch_fire: false,
             runs: AtomicU64::new(0),
+            restrictable,
+            restricted: AtomicU64::new(0),
         })
     }
 
-    /// Distinct programs judged (the same whatever the thread count; a
-    /// program two workers judge at once is run twice but counted once).
+    /// Programs judged: distinct programs judged in full (the same
+    /// whatever the thread count; a program two workers judge at once is
+    /// run twice but counted once), and programs judged on some outcomes
+    /// ([`Judge::restrict`]; answered from the full judgement when another
+    /// worker has made it).
     pub fn judged(&self) -> u64 {
-        self.memo.lock().map_or(0, |m| m.len() as u64)
+        self.memo.lock().map_or(0, |m| m.len() as u64) + self.restricted.load(Ordering::Relaxed)
     }
 
     /// The model's name as given.
@@ -181,7 +194,7 @@ impl<'a> Judge<'a> {
         if let Some(j) = self.memo.lock().map_err(|e| e.to_string())?.get(p) {
             return Ok(j.clone());
         }
-        let j = Arc::new(self.run(p)?);
+        let j = Arc::new(self.run(p, None)?);
         self.memo
             .lock()
             .map_err(|e| e.to_string())?
@@ -256,6 +269,53 @@ impl<'a> Judge<'a> {
         })
     }
 
+    /// Makes `prepared` ready to answer [`Judge::allows_prepared`] for the
+    /// outcomes `conds`, and only for them, by a model run restricted to
+    /// their states (the engine's [`crate::verdict::StateFilter`]: a
+    /// reads-from choice no wanted state agrees with is not followed).
+    /// Nothing is done when the program's full judgement is known, when the
+    /// model may raise a flag (then every candidate matters), when the
+    /// interleavings reach every outcome, or when the outcomes do not all
+    /// give the same terms; the full judgement is then made on first need,
+    /// as before. The restricted judgement is not kept beyond `prepared`.
+    pub fn restrict(&self, prepared: &Prepared, conds: &[&Cond]) -> Result<(), String> {
+        let Some(canon) = &prepared.canon else {
+            return Ok(());
+        };
+        if !self.restrictable || prepared.judged.get().is_some() {
+            return Ok(());
+        }
+        let wanted: Vec<Cond> = conds
+            .iter()
+            .map(|c| canon.1.apply(c))
+            .filter(|c| !prepared.sc.as_ref().is_some_and(|sc| sc.allows(c)))
+            .collect();
+        let Some(first) = wanted.first() else {
+            return Ok(());
+        };
+        let terms: Vec<STerm> = first.iter().map(|c| c.0).collect();
+        if wanted
+            .iter()
+            .any(|c| c.len() != terms.len() || c.iter().zip(&terms).any(|(a, t)| a.0 != *t))
+        {
+            return Ok(());
+        }
+        let states: std::collections::HashSet<Vec<Value>> = wanted
+            .iter()
+            .map(|c| c.iter().map(|&(_, v)| Value::Int(v as i64)).collect())
+            .collect();
+        // Counted whether or not another worker has judged the program in
+        // full meanwhile, so that the count does not depend on the timing.
+        self.restricted.fetch_add(1, Ordering::Relaxed);
+        if let Some(j) = self.memo.lock().map_err(|e| e.to_string())?.get(&canon.0) {
+            let _ = prepared.judged.set(j.clone());
+            return Ok(());
+        }
+        let j = self.run(&canon.0, Some((&terms, states)))?;
+        let _ = prepared.judged.set(Arc::new(j));
+        Ok(())
+    }
+
     /// [`Judge::allows`] for a prepared program (see [`Judge::prepare`]).
     pub fn allows_prepared(&self, prepared: &Prepared, cond: &Cond) -> Result<bool, String> {
         let Some(canon) = &prepared.canon else {
@@ -275,15 +335,49 @@ impl<'a> Judge<'a> {
         Ok((self.catch_fire && j.flagged) || j.allows(&c))
     }
 
-    fn run(&self, p: &SProgram) -> Result<Judged, String> {
+    /// The allowed states of `p`; with `only` (terms, and the values of
+    /// those terms in each wanted state), only the wanted states are
+    /// looked for and reported.
+    fn run(
+        &self,
+        p: &SProgram,
+        only: Option<(&[STerm], std::collections::HashSet<Vec<Value>>)>,
+    ) -> Result<Judged, String> {
         self.runs.fetch_add(1, Ordering::Relaxed);
         let terms = p.terms(self.vocab);
         let observe: Cond = terms.iter().map(|&t| (t, 0)).collect();
         let parsed = printed_and_parsed(self.vocab, p, &observe)?;
         let (text, test) = &*parsed;
+        let filtered;
+        let opts = match only {
+            None => &self.opts,
+            Some((wanted, states)) => {
+                let observed: Vec<String> = crate::ir::outcome::observed_terms(test)
+                    .iter()
+                    .map(|t| crate::ir::outcome::term_name(test, t))
+                    .collect();
+                let positions = wanted
+                    .iter()
+                    .map(|&t| {
+                        let name = term_result_name(self.vocab.dialect, t);
+                        observed.iter().position(|o| *o == name).ok_or_else(|| {
+                            format!("internal: the printed test does not observe {name}\n{text}")
+                        })
+                    })
+                    .collect::<Result<Vec<usize>, String>>()?;
+                let mut o = self.opts.clone();
+                o.skip = Some(Arc::new(crate::verdict::StateFilter {
+                    positions,
+                    states,
+                    only: true,
+                }));
+                filtered = o;
+                &filtered
+            }
+        };
         let result = self
             .judge
-            .check(test, &self.opts)
+            .check(test, opts)
             .map_err(|e| format!("{e}\n{text}"))?;
         let want: Vec<String> = terms
             .iter()
@@ -545,6 +639,83 @@ mod tests {
         assert_eq!(
             j.states,
             vec![vec![0, 1, 1, 2], vec![2, 0, 1, 2], vec![2, 1, 1, 2]]
+        );
+    }
+}
+
+#[cfg(test)]
+mod restrict_tests {
+    use super::*;
+    use crate::mapping::enumerate::Place;
+    use crate::synth::program::{SOp, SThread};
+    use crate::synth::vocab::load;
+
+    /// A judgement restricted to one outcome answers as the full one, on
+    /// every outcome of SB and MP, with and without fences, under x86-TSO
+    /// (which forbids some of them and allows others).
+    #[test]
+    fn restricted_judgements_agree_with_full_ones() {
+        let vocab = load("x86").unwrap();
+        let e = |n: &str| vocab.entries.iter().position(|x| x.name == n).unwrap();
+        let (w, f, r) = (e("W"), e("MFENCE"), e("R"));
+        let op = |entry, loc, value, reg| SOp {
+            entry,
+            loc,
+            value,
+            reg,
+        };
+        let sb = |fence: bool| {
+            let thread = |x: u8, y: u8, v: u32| {
+                let mut ops = vec![op(w, x, v, u8::MAX)];
+                if fence {
+                    ops.push(op(f, 0, 0, u8::MAX));
+                }
+                ops.push(op(r, y, 0, 0));
+                SThread {
+                    place: Place::Cpu,
+                    ops,
+                }
+            };
+            SProgram {
+                threads: vec![thread(0, 1, 1), thread(1, 0, 2)],
+            }
+        };
+        let mp = SProgram {
+            threads: vec![
+                SThread {
+                    place: Place::Cpu,
+                    ops: vec![op(w, 0, 1, u8::MAX), op(w, 1, 2, u8::MAX)],
+                },
+                SThread {
+                    place: Place::Cpu,
+                    ops: vec![op(r, 1, 0, 0), op(r, 0, 0, 1)],
+                },
+            ],
+        };
+        let cache = ModelCache::default();
+        let (mut allowed, mut forbidden) = (0, 0);
+        for p in [sb(false), sb(true), mp] {
+            let full = Judge::new(&vocab, "x86tso", &[], &cache, CheckOptions::default()).unwrap();
+            let (outcomes, _) = p.outcomes(&vocab);
+            for c in &outcomes {
+                let part =
+                    Judge::new(&vocab, "x86tso", &[], &cache, CheckOptions::default()).unwrap();
+                let prepared = part.prepare_with(&p, false).unwrap();
+                part.restrict(&prepared, &[c]).unwrap();
+                assert!(prepared.judged.get().is_some(), "restricted run made");
+                assert_eq!(part.judged(), 1, "one program judged on one outcome");
+                let want = full.allows(&p, c).unwrap();
+                assert_eq!(part.allows_prepared(&prepared, c).unwrap(), want, "{c:?}");
+                if want {
+                    allowed += 1;
+                } else {
+                    forbidden += 1;
+                }
+            }
+        }
+        assert!(
+            allowed > 0 && forbidden > 0,
+            "{allowed} allowed, {forbidden} forbidden"
         );
     }
 }

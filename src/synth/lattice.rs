@@ -126,6 +126,16 @@ impl Fillings {
     /// The fillings one step stronger than the filling numbered `idx`
     /// with picks `pick`, by number (all smaller than `idx`).
     pub fn upper<'a>(&'a self, idx: usize, pick: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
+        self.upper_slots(idx, pick).map(|(_, _, u)| u)
+    }
+
+    /// [`Fillings::upper`], each with the slot it differs in and its pick
+    /// there: (slot, pick, number).
+    pub fn upper_slots<'a>(
+        &'a self,
+        idx: usize,
+        pick: &'a [usize],
+    ) -> impl Iterator<Item = (usize, usize, usize)> + 'a {
         (0..pick.len()).flat_map(move |s| {
             let k = pick[s];
             let w = self.weights[s];
@@ -133,17 +143,26 @@ impl Fillings {
                 .get(k)
                 .into_iter()
                 .flatten()
-                .map(move |&u| idx - (k - u) * w)
+                .map(move |&u| (s, u, idx - (k - u) * w))
         })
     }
 }
 
 /// Outcome sets of fillings by number: what a filling may forbid (under
-/// some judge). A filling with none is not stored.
+/// some judge), and, for synthesis, the removals known to keep each
+/// outcome forbidden ([`NO_BLOCKER`] where none is known). A filling
+/// with no outcome is not stored.
 #[derive(Default)]
 pub struct MayForbid {
-    sets: HashMap<usize, Box<[u64]>, crate::fast_hash::FastHash>,
+    sets: HashMap<usize, Known, crate::fast_hash::FastHash>,
 }
+
+/// What is known of one filling: the outcomes it may forbid, and the
+/// blockers of those outcomes when some is known.
+type Known = (Box<[u64]>, Option<Box<[u8]>>);
+
+/// No removal is known to keep the outcome forbidden.
+pub const NO_BLOCKER: u8 = u8::MAX;
 
 impl MayForbid {
     /// What every upper neighbour may forbid: `None` when the filling has
@@ -151,12 +170,12 @@ impl MayForbid {
     /// soon as one neighbour forbids nothing.
     pub fn common(&self, mut upper: impl Iterator<Item = usize>) -> Option<Box<[u64]>> {
         let first = upper.next()?;
-        let Some(set) = self.sets.get(&first) else {
+        let Some((set, _)) = self.sets.get(&first) else {
             return Some(Box::default());
         };
         let mut out = set.clone();
         for u in upper {
-            let Some(set) = self.sets.get(&u) else {
+            let Some((set, _)) = self.sets.get(&u) else {
                 return Some(Box::default());
             };
             let mut any = false;
@@ -173,9 +192,22 @@ impl MayForbid {
 
     /// Records what filling `idx` may forbid.
     pub fn set(&mut self, idx: usize, set: Box<[u64]>) {
+        self.set_with(idx, set, None);
+    }
+
+    /// Records what filling `idx` may forbid, and per outcome the slot
+    /// whose removal keeps it forbidden (`blockers`, when some is known).
+    pub fn set_with(&mut self, idx: usize, set: Box<[u64]>, blockers: Option<Box<[u8]>>) {
         if set.iter().any(|&w| w != 0) {
-            self.sets.insert(idx, set);
+            let blockers = blockers.filter(|b| b.iter().any(|&x| x != NO_BLOCKER));
+            self.sets.insert(idx, (set, blockers));
         }
+    }
+
+    /// Per outcome, the slot whose removal keeps it forbidden in filling
+    /// `idx` ([`NO_BLOCKER`]: none known), when some is known.
+    pub fn blockers(&self, idx: usize) -> Option<&[u8]> {
+        self.sets.get(&idx).and_then(|(_, b)| b.as_deref())
     }
 }
 
@@ -293,5 +325,20 @@ mod tests {
         assert!(!has(&c, 70), "outside the 70 outcomes");
         assert!(!any(&m.common([0, 2].into_iter()).unwrap()));
         assert!(!any(&m.common([1, 7].into_iter()).unwrap()));
+    }
+
+    /// Blockers are kept with a filling's set only when some outcome has
+    /// one, and only for fillings that may forbid something.
+    #[test]
+    fn blockers_are_kept_with_their_set() {
+        let mut m = MayForbid::default();
+        let b = |x: &[u8]| Some(x.to_vec().into_boxed_slice());
+        m.set_with(0, full(3), b(&[NO_BLOCKER, 2, NO_BLOCKER]));
+        m.set_with(1, full(3), b(&[NO_BLOCKER; 3]));
+        m.set_with(2, vec![0].into_boxed_slice(), b(&[1, 1, 1]));
+        assert_eq!(m.blockers(0), Some(&[NO_BLOCKER, 2, NO_BLOCKER][..]));
+        assert_eq!(m.blockers(1), None);
+        assert_eq!(m.blockers(2), None);
+        assert!(has(&m.common([0, 1].into_iter()).unwrap(), 2));
     }
 }

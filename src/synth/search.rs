@@ -422,6 +422,11 @@ pub fn search_shape(
     let mut top_judged: Vec<(SProgram, Vec<Arc<Judged>>)> = Vec::new();
     let mut patterns: Vec<Pattern> = Vec::new();
     let mut may = MayForbid::default();
+    // Synthesis of minimal tests: an outcome a removal keeps forbidden
+    // stays so one step weaker in the removed slot (the same program
+    // remains), so its removal checks are not made again.
+    let blocker_cut = prune && minimality && matches!(mode, Mode::Synth { .. });
+    let mut ups: Vec<(usize, usize, usize)> = Vec::new();
     // The original ranks of the canonical fillings (programs are numbered
     // in that order).
     let mut ranks: Vec<usize> = Vec::new();
@@ -439,14 +444,25 @@ pub fn search_shape(
         }
         let canonical = is_canonical_program(&threads);
         // What every upper neighbour may forbid (the lattice cut).
+        ups.clear();
+        if prune {
+            ups.extend(fill.upper_slots(idx, &pick));
+        }
         let common = if prune {
-            may.common(fill.upper(idx, &pick))
+            may.common(ups.iter().map(|u| u.2))
         } else {
             None
         };
         let dead = common.as_ref().is_some_and(|c| !lattice::any(c));
         // Only a filling with a weaker neighbour passes its set on.
         let passes = prune && !dead && fill.has_lower(&pick);
+        // The removals known to keep an outcome forbidden, from the upper
+        // neighbours (the blocker cut).
+        let mut blockers = if blocker_cut && !dead && (canonical || passes) {
+            inherited_blockers(vocab, &fill, &pick, &ups, &may)
+        } else {
+            None
+        };
         if !canonical {
             // Not judged: its neighbours' set passes on as it is (what an
             // interleaving reaches is the same for every filling of the
@@ -459,7 +475,7 @@ pub fn search_shape(
                         lattice::full(patterns[k].outcomes.len())
                     }
                 };
-                may.set(idx, set);
+                may.set_with(idx, set, blockers);
             }
         } else {
             let rank = fill.original_rank(&pick);
@@ -491,6 +507,9 @@ pub fn search_shape(
                     *m &= !s;
                 }
                 let p = built.unwrap_or_else(|| build(vocab, &threads));
+                if blocker_cut && blockers.is_none() {
+                    blockers = Some(vec![lattice::NO_BLOCKER; n].into_boxed_slice());
+                }
                 search_program(
                     &mut Ctx {
                         vocab,
@@ -506,10 +525,11 @@ pub fn search_shape(
                     &p,
                     &pat.outcomes,
                     &mut maybe,
+                    blockers.as_deref_mut(),
                     &mut |f| found.push((rank, f)),
                 )?;
                 if passes {
-                    may.set(idx, maybe);
+                    may.set_with(idx, maybe, blockers);
                 }
             }
         }
@@ -532,6 +552,38 @@ pub fn search_shape(
         .collect();
     out.sort_by_key(|f| f.order);
     Ok((out, counts))
+}
+
+/// The blocker cut: per outcome, a slot whose removal is known to keep it
+/// forbidden in the filling with picks `pick`, from its upper neighbours
+/// `ups` (slot, pick, number): a neighbour that differs in slot `s` only,
+/// with the same adds, has the same program once slot `s` is removed, and
+/// the same outcomes, so an outcome that removal kept forbidden there is
+/// kept forbidden here. `None` when no neighbour knows of one.
+fn inherited_blockers(
+    vocab: &Vocab,
+    fill: &Fillings,
+    pick: &[usize],
+    ups: &[(usize, usize, usize)],
+    may: &MayForbid,
+) -> Option<Box<[u8]>> {
+    let mut out: Option<Box<[u8]>> = None;
+    for &(s, u, g) in ups {
+        let here = vocab.entries[fill.per[s][pick[s]]].adds;
+        if vocab.entries[fill.per[s][u]].adds != here || s >= lattice::NO_BLOCKER as usize {
+            continue;
+        }
+        let Some(theirs) = may.blockers(g) else {
+            continue;
+        };
+        let mine = out.get_or_insert_with(|| vec![lattice::NO_BLOCKER; theirs.len()].into());
+        for (m, &t) in mine.iter_mut().zip(theirs) {
+            if t == s as u8 {
+                *m = t;
+            }
+        }
+    }
+    out
 }
 
 /// What [`search_program`] works with: the search's settings, the shape's
@@ -558,6 +610,7 @@ fn search_program(
     p: &SProgram,
     outcomes: &[Cond],
     maybe: &mut [u64],
+    mut blockers: Option<&mut [u8]>,
     report: &mut dyn FnMut(Found),
 ) -> Result<(), String> {
     let (vocab, mode, judges) = (cx.vocab, cx.mode, cx.judges);
@@ -624,11 +677,19 @@ fn search_program(
         let synth = matches!(mode, Mode::Synth { .. });
         let mut removal_checked = false;
         if synth {
-            let mut out = false;
-            for k in 0..n_removals {
-                if blocked(k, false)? {
-                    out = true;
-                    break;
+            let known = blockers
+                .as_deref()
+                .is_some_and(|b| b[ci] != lattice::NO_BLOCKER);
+            let mut out = known;
+            if !known {
+                for k in 0..n_removals {
+                    if blocked(k, false)? {
+                        if let Some(b) = blockers.as_deref_mut() {
+                            b[ci] = k as u8;
+                        }
+                        out = true;
+                        break;
+                    }
                 }
             }
             if out {
@@ -637,7 +698,19 @@ fn search_program(
             removal_checked = true;
         }
         if prepared.is_none() {
-            prepared = Some(prepare_all(judges, p, cx.prune)?);
+            // Judged on the outcomes still in question only (those before
+            // this one that stayed are asked about at the end).
+            let preps = prepare_all(judges, p, cx.prune)?;
+            let wanted: Vec<&Cond> = outcomes
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| lattice::has(maybe, k))
+                .map(|(_, c)| c)
+                .collect();
+            for (j, prep) in judges.iter().zip(&preps) {
+                j.restrict(prep, &wanted)?;
+            }
+            prepared = Some(preps);
         }
         let Some(dir) = classify_prepared(mode, prepared.as_deref().unwrap_or(&[]), c)? else {
             continue;
