@@ -363,6 +363,115 @@ fn is_canonical_by_all(threads: &[Thread]) -> bool {
     true
 }
 
+/// A shape's canonicity test for every choice of its operations' `order`
+/// bytes, the rest fixed (synthesis fills a shape's slots, threads then
+/// program order, with vocabulary entries stored in `order`): what
+/// [`is_canonical`] answers on each filling, decided by comparing a few
+/// slots' entries.
+///
+/// Renumbering depends on locations, devices and work-groups only, so for
+/// each permutation of equally sized threads the permuted, renumbered
+/// program's bytes are fixed but for its `order` bytes, each the entry of
+/// some slot. Its comparison with the filling is then, in byte order, a
+/// list of pairs of slots whose entries are compared ([`Step::Entries`]),
+/// ended at the first fixed byte that differs: there the permuted program
+/// is smaller ([`Step::Smaller`]) or larger (the list just ends).
+pub struct CanonPlan {
+    /// Per permutation that can be smaller than some filling, its steps.
+    perms: Vec<Vec<Step>>,
+}
+
+/// One step of a permutation's comparison ([`CanonPlan`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Step {
+    /// The permuted program has slot `.0`'s entry where the filling has
+    /// slot `.1`'s.
+    Entries(u8, u8),
+    /// A fixed byte of the permuted program is smaller.
+    Smaller,
+}
+
+impl CanonPlan {
+    /// The plan of shape `threads` (by non-increasing size; their `order`
+    /// bytes are ignored). `None` when the shape has 255 slots or more.
+    pub fn new(threads: &[Thread]) -> Option<CanonPlan> {
+        let n = threads.len();
+        let sizes: Vec<usize> = threads.iter().map(Thread::size).collect();
+        let mut perms = Vec::new();
+        if n < 2 || sizes.windows(2).all(|w| w[0] != w[1]) {
+            return Some(CanonPlan { perms });
+        }
+        // Each operation's `order` byte set to its slot number.
+        let mut ids = threads.to_vec();
+        let mut slot = 0usize;
+        for t in &mut ids {
+            for o in &mut t.ops {
+                o.order = u8::try_from(slot).ok().filter(|&x| x < u8::MAX)?;
+                slot += 1;
+            }
+        }
+        let refs: Vec<&Thread> = ids.iter().collect();
+        let mine = encode(&refs);
+        let mut is_order = vec![false; mine.len()];
+        let mut at = 0;
+        for t in &ids {
+            for k in 0..t.ops.len() {
+                is_order[at + 5 + 5 * k + 1] = true;
+            }
+            at += 5 + 5 * t.ops.len();
+        }
+        let mut perm: Vec<usize> = (0..n).collect();
+        permute(&mut perm, 0, &mut |perm| {
+            if perm.iter().enumerate().all(|(k, &j)| j == k)
+                || !perm.iter().enumerate().all(|(k, &j)| sizes[j] == sizes[k])
+            {
+                return;
+            }
+            let ts: Vec<&Thread> = perm.iter().map(|&j| &ids[j]).collect();
+            let norm = normalize(&ts);
+            let theirs = encode(&norm.iter().collect::<Vec<_>>());
+            let mut steps = Vec::new();
+            for (i, (&a, &b)) in theirs.iter().zip(&mine).enumerate() {
+                if is_order[i] {
+                    if a != b {
+                        steps.push(Step::Entries(a, b));
+                    }
+                } else if a != b {
+                    if a < b {
+                        steps.push(Step::Smaller);
+                    }
+                    break;
+                }
+            }
+            if !steps.is_empty() {
+                perms.push(steps);
+            }
+        });
+        // Permutations that compare alike are asked once.
+        perms.sort_unstable();
+        perms.dedup();
+        Some(CanonPlan { perms })
+    }
+
+    /// Whether the filling whose slot `s` holds entry `entry[s]` is
+    /// canonical (as [`is_canonical`] on the filled threads).
+    pub fn is_canonical(&self, entry: &[u8]) -> bool {
+        'perms: for steps in &self.perms {
+            for step in steps {
+                match *step {
+                    Step::Entries(a, b) => match entry[a as usize].cmp(&entry[b as usize]) {
+                        std::cmp::Ordering::Less => return false,
+                        std::cmp::Ordering::Greater => continue 'perms,
+                        std::cmp::Ordering::Equal => {}
+                    },
+                    Step::Smaller => return false,
+                }
+            }
+        }
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,6 +521,61 @@ mod tests {
                 yes += 1;
             } else {
                 no += 1;
+            }
+        }
+        assert!(yes > 1000 && no > 1000, "{yes} canonical, {no} not");
+    }
+
+    /// A shape's plan answers as the test on every filling: random shapes,
+    /// each with random fillings of its `order` bytes.
+    #[test]
+    fn a_shapes_plan_answers_as_the_test() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m) as u8
+        };
+        let kinds = [OpKind::Load, OpKind::Store, OpKind::Fence];
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..3_000 {
+            let nthreads = 2 + next(4) as usize;
+            let mut threads: Vec<Thread> = (0..nthreads)
+                .map(|_| Thread {
+                    place: Place::Gpu {
+                        dev: next(2),
+                        wg: next(2),
+                    },
+                    ops: (0..1 + next(2))
+                        .map(|_| Op {
+                            kind: kinds[next(3) as usize],
+                            order: 0,
+                            scope: 0,
+                            loc: next(2),
+                            remote: false,
+                        })
+                        .collect(),
+                })
+                .collect();
+            threads.sort_by_key(|t| std::cmp::Reverse(t.size()));
+            let mut threads = normalize(&threads.iter().collect::<Vec<_>>());
+            let plan = CanonPlan::new(&threads).unwrap();
+            for _ in 0..8 {
+                let mut entry = Vec::new();
+                for t in &mut threads {
+                    for o in &mut t.ops {
+                        o.order = next(3);
+                        entry.push(o.order);
+                    }
+                }
+                let want = is_canonical_by_all(&threads);
+                assert_eq!(plan.is_canonical(&entry), want, "{threads:?}");
+                if want {
+                    yes += 1;
+                } else {
+                    no += 1;
+                }
             }
         }
         assert!(yes > 1000 && no > 1000, "{yes} canonical, {no} not");

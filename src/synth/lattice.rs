@@ -155,6 +155,9 @@ impl Fillings {
 #[derive(Default)]
 pub struct MayForbid {
     sets: HashMap<usize, Known, crate::fast_hash::FastHash>,
+    /// The fillings stored, as a bit set by number: a filling with an
+    /// upper neighbour not stored is settled without a lookup.
+    stored: Vec<u64>,
 }
 
 /// What is known of one filling: the outcomes it may forbid, and the
@@ -165,21 +168,38 @@ type Known = (Box<[u64]>, Option<Box<[u8]>>);
 pub const NO_BLOCKER: u8 = u8::MAX;
 
 impl MayForbid {
+    /// Whether filling `idx` is stored.
+    fn is_stored(&self, idx: usize) -> bool {
+        self.stored
+            .get(idx / 64)
+            .is_some_and(|w| w & (1 << (idx % 64)) != 0)
+    }
+
     /// What every upper neighbour may forbid: `None` when the filling has
     /// no upper neighbour (anything may be forbidden), an empty set as
     /// soon as one neighbour forbids nothing.
-    pub fn common(&self, mut upper: impl Iterator<Item = usize>) -> Option<Box<[u64]>> {
-        let first = upper.next()?;
-        let Some((set, _)) = self.sets.get(&first) else {
-            return Some(Box::default());
-        };
-        let mut out = set.clone();
+    pub fn common(&self, upper: impl Iterator<Item = usize> + Clone) -> Option<Box<[u64]>> {
+        let mut any_upper = false;
+        for u in upper.clone() {
+            if !self.is_stored(u) {
+                return Some(Box::default());
+            }
+            any_upper = true;
+        }
+        if !any_upper {
+            return None;
+        }
+        let mut out: Option<Box<[u64]>> = None;
         for u in upper {
             let Some((set, _)) = self.sets.get(&u) else {
                 return Some(Box::default());
             };
+            let Some(o) = out.as_mut() else {
+                out = Some(set.clone());
+                continue;
+            };
             let mut any = false;
-            for (o, s) in out.iter_mut().zip(set.iter()) {
+            for (o, s) in o.iter_mut().zip(set.iter()) {
                 *o &= s;
                 any |= *o != 0;
             }
@@ -187,7 +207,7 @@ impl MayForbid {
                 return Some(Box::default());
             }
         }
-        Some(out)
+        out
     }
 
     /// Records what filling `idx` may forbid.
@@ -201,6 +221,10 @@ impl MayForbid {
         if set.iter().any(|&w| w != 0) {
             let blockers = blockers.filter(|b| b.iter().any(|&x| x != NO_BLOCKER));
             self.sets.insert(idx, (set, blockers));
+            if self.stored.len() <= idx / 64 {
+                self.stored.resize(idx / 64 + 1, 0);
+            }
+            self.stored[idx / 64] |= 1 << (idx % 64);
         }
     }
 

@@ -7,6 +7,7 @@ use super::judge::{Judge, Judged, Prepared, sc_judged};
 use super::lattice::{self, Fillings, MayForbid};
 use super::program::{Cond, SOp, SProgram, SThread, removed_cond, removed_program, weakenings_of};
 use super::vocab::{Dialect, Vocab};
+use crate::mapping::canon::CanonPlan;
 use crate::mapping::enumerate::{
     self, Op, OpKind, Place, Reduce, Space, Thread, is_canonical_program, unit_hash,
 };
@@ -432,17 +433,30 @@ pub fn search_shape(
     let mut ranks: Vec<usize> = Vec::new();
     let mut threads: Vec<Thread> = shape.to_vec();
     let mut pick = vec![0usize; fill.slots.len()];
+    // The shape's canonicity test, decided per filling on a few slots'
+    // entries ([`CanonPlan`]), when the shape has fillings enough to pay
+    // for the plan; each slot's entry as the test reads it.
+    let plan = if fill.total > 8 {
+        CanonPlan::new(shape)
+    } else {
+        None
+    };
+    let mut entry = vec![0u8; fill.slots.len()];
     let mut idx = 0usize;
     loop {
         let mut adds = 0u64;
         for (s, &(t, i)) in fill.slots.iter().enumerate() {
             let e = fill.per[s][pick[s]];
             threads[t].ops[i].order = e as u8;
+            entry[s] = e as u8;
             if vocab.entries[e].adds {
                 adds |= 1 << s;
             }
         }
-        let canonical = is_canonical_program(&threads);
+        let canonical = match &plan {
+            Some(plan) => plan.is_canonical(&entry),
+            None => is_canonical_program(&threads),
+        };
         // What every upper neighbour may forbid (the lattice cut).
         ups.clear();
         if prune {
