@@ -510,16 +510,16 @@ pub fn search_shape(
             if !pat.pinned {
                 counts.inexpressible += n;
             }
-            if dead {
-                // Every outcome is allowed by some upper neighbour.
-                counts.cut += n;
-            } else {
-                // What this filling may forbid: what its upper neighbours
-                // all may, less what an interleaving reaches.
+            // What this filling may forbid: what its upper neighbours all
+            // may, less what an interleaving reaches.
+            let maybe = (!dead).then(|| {
                 let mut maybe = common.unwrap_or_else(|| lattice::full(n));
                 for (m, s) in maybe.iter_mut().zip(pat.sc.iter()) {
                     *m &= !s;
                 }
+                maybe
+            });
+            if let Some(mut maybe) = maybe.filter(|m| lattice::any(m)) {
                 let p = built.unwrap_or_else(|| build(vocab, &threads));
                 if blocker_cut && blockers.is_none() {
                     blockers = Some(vec![lattice::NO_BLOCKER; n].into_boxed_slice());
@@ -545,6 +545,10 @@ pub fn search_shape(
                 if passes {
                     may.set_with(idx, maybe, blockers);
                 }
+            } else {
+                // Every outcome is allowed by some upper neighbour or
+                // reached by an interleaving: nothing to build or judge.
+                counts.cut += n;
             }
         }
         if !super::program::next_pick(&mut pick, |s| fill.per[s].len()) {
