@@ -1,25 +1,19 @@
 //! The global allocator: a per-thread cache of freed small blocks in front
-//! of mimalloc.
+//! of the system allocator.
 //!
 //! The checker allocates and frees many small blocks (tokens, names,
 //! instructions, sets, result maps), often more of one size at a time than
 //! the C library's own per-thread cache keeps, so most frees went to its
 //! slower shared bins. Here each thread keeps up to [`KEEP`] freed blocks
 //! per size class (16, 32, ..., 512 bytes, alignment at most 16) and hands
-//! them out again; everything else goes to [`BACKING`] unchanged. A block
-//! of a class is always obtained from and returned to [`BACKING`] with that
+//! them out again; everything else goes to [`System`] unchanged. A block of
+//! a class is always obtained from and returned to [`System`] with that
 //! class's layout, so a block freed by another thread, or after this
 //! thread's cache is gone, is handled the same way. Nothing reads the
 //! addresses or the former contents of blocks, so no value computed
 //! depends on this.
 
-use mimalloc::MiMalloc;
-use std::alloc::{GlobalAlloc, Layout};
-
-/// The allocator behind the cache: mimalloc, whose per-thread heaps and
-/// free lists cut the synthesis and comparison searches' time by 10 to 20 %
-/// against the C library's malloc (docs/decisions.md, "The allocator").
-const BACKING: MiMalloc = MiMalloc;
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::{Cell, UnsafeCell};
 use std::ptr;
 
@@ -84,11 +78,11 @@ impl Drop for Flush {
                 b.len[c] = 0;
                 while !p.is_null() {
                     // SAFETY: `p` is a free block of class `c` obtained from
-                    // `BACKING` with `class_layout(c)`; its first word links
+                    // `System` with `class_layout(c)`; its first word links
                     // the next one.
                     unsafe {
                         let next = p.cast::<*mut u8>().read();
-                        BACKING.dealloc(p, class_layout(c));
+                        System.dealloc(p, class_layout(c));
                         p = next;
                     }
                 }
@@ -188,12 +182,12 @@ fn with_ready_bins<R>(f: impl FnOnce(&mut Bins) -> R) -> Option<R> {
 unsafe fn alloc_slow(layout: Layout) -> *mut u8 {
     let Some(c) = class(layout) else {
         // SAFETY: forwarded as is.
-        return unsafe { BACKING.alloc(layout) };
+        return unsafe { System.alloc(layout) };
     };
     match with_bins(|b| pop(b, c)) {
         Some(p) if !p.is_null() => p,
         // SAFETY: a valid non-zero layout.
-        _ => unsafe { BACKING.alloc(class_layout(c)) },
+        _ => unsafe { System.alloc(class_layout(c)) },
     }
 }
 
@@ -202,12 +196,12 @@ unsafe fn alloc_slow(layout: Layout) -> *mut u8 {
 #[inline(never)]
 unsafe fn dealloc_slow(p: *mut u8, layout: Layout) {
     let Some(c) = class(layout) else {
-        // SAFETY: `p` came from `BACKING` with `layout`.
-        return unsafe { BACKING.dealloc(p, layout) };
+        // SAFETY: `p` came from `System` with `layout`.
+        return unsafe { System.dealloc(p, layout) };
     };
     if with_bins(|b| push(b, p, c)) != Some(true) {
-        // SAFETY: blocks of class `c` come from `BACKING` with this layout.
-        unsafe { BACKING.dealloc(p, class_layout(c)) }
+        // SAFETY: blocks of class `c` come from `System` with this layout.
+        unsafe { System.dealloc(p, class_layout(c)) }
     }
 }
 
@@ -239,7 +233,7 @@ unsafe impl GlobalAlloc for SmallAlloc {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if class(layout).is_none() {
             // SAFETY: forwarded as is.
-            return unsafe { BACKING.alloc_zeroed(layout) };
+            return unsafe { System.alloc_zeroed(layout) };
         }
         // SAFETY: a valid layout; the block has at least `layout.size()` bytes.
         unsafe {
@@ -258,7 +252,7 @@ unsafe impl GlobalAlloc for SmallAlloc {
         let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
         match (class(layout), class(new_layout)) {
             // SAFETY: forwarded as is.
-            (None, None) => unsafe { BACKING.realloc(p, layout, new_size) },
+            (None, None) => unsafe { System.realloc(p, layout, new_size) },
             // The block already has room for the new size.
             (Some(a), Some(b)) if a == b => p,
             _ => {
