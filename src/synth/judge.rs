@@ -610,6 +610,33 @@ mod tests {
     use crate::synth::program::{SOp, SThread};
     use crate::synth::vocab::load;
 
+    /// x86 SB (`W x; R y | W y; R x`, values 1 and 2), with an MFENCE
+    /// between the accesses of each thread when `fence`.
+    fn sb(vocab: &Vocab, fence: bool) -> SProgram {
+        let e = |n: &str| vocab.entries.iter().position(|x| x.name == n).unwrap();
+        let (w, f, r) = (e("W"), e("MFENCE"), e("R"));
+        let op = |entry, loc, value, reg| SOp {
+            entry,
+            loc,
+            value,
+            reg,
+        };
+        let thread = |x: u8, y: u8, v: u32| {
+            let mut ops = vec![op(w, x, v, u8::MAX)];
+            if fence {
+                ops.push(op(f, 0, 0, u8::MAX));
+            }
+            ops.push(op(r, y, 0, 0));
+            SThread {
+                place: Place::Cpu,
+                ops,
+            }
+        };
+        SProgram {
+            threads: vec![thread(0, 1, 1), thread(1, 0, 2)],
+        }
+    }
+
     /// SB with a fence in each thread (`W x; MFENCE; R y | W y; MFENCE;
     /// R x`): under SC P0's read of y and P1's read of x give (0, 1),
     /// (2, 0) or (2, 1), never both 0;
@@ -618,22 +645,7 @@ mod tests {
     #[test]
     fn sc_states_of_sb_with_fences() {
         let vocab = load("x86").unwrap();
-        let e = |n: &str| vocab.entries.iter().position(|x| x.name == n).unwrap();
-        let (w, f, r) = (e("W"), e("MFENCE"), e("R"));
-        let op = |entry, loc, value, reg| SOp {
-            entry,
-            loc,
-            value,
-            reg,
-        };
-        let thread = |x: u8, y: u8, v: u32| SThread {
-            place: Place::Cpu,
-            ops: vec![op(w, x, v, u8::MAX), op(f, 0, 0, u8::MAX), op(r, y, 0, 0)],
-        };
-        let p = SProgram {
-            threads: vec![thread(0, 1, 1), thread(1, 0, 2)],
-        };
-        let j = sc_judged(&vocab, &p);
+        let j = sc_judged(&vocab, &sb(&vocab, true));
         // Terms: 0:EAX, 1:EAX, x, y.
         assert_eq!(j.terms.len(), 4);
         assert_eq!(
@@ -641,14 +653,6 @@ mod tests {
             vec![vec![0, 1, 1, 2], vec![2, 0, 1, 2], vec![2, 1, 1, 2]]
         );
     }
-}
-
-#[cfg(test)]
-mod restrict_tests {
-    use super::*;
-    use crate::mapping::enumerate::Place;
-    use crate::synth::program::{SOp, SThread};
-    use crate::synth::vocab::load;
 
     /// A judgement restricted to one outcome answers as the full one, on
     /// every outcome of SB and MP, with and without fences, under x86-TSO
@@ -657,28 +661,12 @@ mod restrict_tests {
     fn restricted_judgements_agree_with_full_ones() {
         let vocab = load("x86").unwrap();
         let e = |n: &str| vocab.entries.iter().position(|x| x.name == n).unwrap();
-        let (w, f, r) = (e("W"), e("MFENCE"), e("R"));
+        let (w, r) = (e("W"), e("R"));
         let op = |entry, loc, value, reg| SOp {
             entry,
             loc,
             value,
             reg,
-        };
-        let sb = |fence: bool| {
-            let thread = |x: u8, y: u8, v: u32| {
-                let mut ops = vec![op(w, x, v, u8::MAX)];
-                if fence {
-                    ops.push(op(f, 0, 0, u8::MAX));
-                }
-                ops.push(op(r, y, 0, 0));
-                SThread {
-                    place: Place::Cpu,
-                    ops,
-                }
-            };
-            SProgram {
-                threads: vec![thread(0, 1, 1), thread(1, 0, 2)],
-            }
         };
         let mp = SProgram {
             threads: vec![
@@ -694,7 +682,7 @@ mod restrict_tests {
         };
         let cache = ModelCache::default();
         let (mut allowed, mut forbidden) = (0, 0);
-        for p in [sb(false), sb(true), mp] {
+        for p in [sb(&vocab, false), sb(&vocab, true), mp] {
             let full = Judge::new(&vocab, "x86tso", &[], &cache, CheckOptions::default()).unwrap();
             let (outcomes, _) = p.outcomes(&vocab);
             for c in &outcomes {

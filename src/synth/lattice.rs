@@ -124,13 +124,8 @@ impl Fillings {
     }
 
     /// The fillings one step stronger than the filling numbered `idx`
-    /// with picks `pick`, by number (all smaller than `idx`).
-    pub fn upper<'a>(&'a self, idx: usize, pick: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
-        self.upper_slots(idx, pick).map(|(_, _, u)| u)
-    }
-
-    /// [`Fillings::upper`], each with the slot it differs in and its pick
-    /// there: (slot, pick, number).
+    /// with picks `pick` (all numbered below `idx`), each with the slot it
+    /// differs in and its pick there: (slot, pick, number).
     pub fn upper_slots<'a>(
         &'a self,
         idx: usize,
@@ -208,11 +203,6 @@ impl MayForbid {
             }
         }
         out
-    }
-
-    /// Records what filling `idx` may forbid.
-    pub fn set(&mut self, idx: usize, set: Box<[u64]>) {
-        self.set_with(idx, set, None);
     }
 
     /// Records what filling `idx` may forbid, and per outcome the slot
@@ -305,7 +295,7 @@ mod tests {
         let mut idx = 0;
         let mut with_upper = 0;
         loop {
-            let upper: Vec<usize> = f.upper(idx, &pick).collect();
+            let upper: Vec<usize> = f.upper_slots(idx, &pick).map(|u| u.2).collect();
             // By hand: the neighbours differ in one slot by one step.
             let mut expected = 0;
             for (per, &k) in f.per.iter().zip(&pick) {
@@ -340,9 +330,9 @@ mod tests {
         remove(&mut a, 3);
         let mut b = full(70);
         remove(&mut b, 69);
-        m.set(0, a);
-        m.set(1, b);
-        m.set(2, vec![0, 0].into_boxed_slice());
+        m.set_with(0, a, None);
+        m.set_with(1, b, None);
+        m.set_with(2, vec![0, 0].into_boxed_slice(), None);
         assert!(m.common(std::iter::empty()).is_none());
         let c = m.common([0, 1].into_iter()).unwrap();
         assert!(!has(&c, 3) && !has(&c, 69) && has(&c, 0) && has(&c, 68));
