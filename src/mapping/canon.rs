@@ -476,18 +476,23 @@ impl CanonPlan {
 mod tests {
     use super::*;
 
+    /// A fixed stream of small numbers (xorshift from `seed`): `next(m)`
+    /// is below `m`.
+    fn numbers(mut seed: u64) -> impl FnMut(u64) -> u8 {
+        move |m| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m) as u8
+        }
+    }
+
     /// Random programs (a fixed generator), threads by non-increasing
     /// size, renumbered by first use: the pruned test and the test by
     /// every permutation agree on each, and both answers occur.
     #[test]
     fn the_pruned_test_agrees_with_every_permutation() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % m) as u8
-        };
+        let mut next = numbers(0x2545_f491_4f6c_dd1du64);
         let kinds = [OpKind::Load, OpKind::Store, OpKind::Rmw, OpKind::Fence];
         let (mut yes, mut no) = (0, 0);
         for _ in 0..20_000 {
@@ -530,13 +535,7 @@ mod tests {
     /// each with random fillings of its `order` bytes.
     #[test]
     fn a_shapes_plan_answers_as_the_test() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % m) as u8
-        };
+        let mut next = numbers(0x9e37_79b9_7f4a_7c15u64);
         let kinds = [OpKind::Load, OpKind::Store, OpKind::Fence];
         let (mut yes, mut no) = (0, 0);
         for _ in 0..3_000 {
