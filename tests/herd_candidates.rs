@@ -70,6 +70,38 @@ fn a_blind_model_multiplies_reads_from_by_last_writes() {
     assert_eq!(counts(t, BLIND), (2, 6));
 }
 
+/// Reads `co` only through `FW`: forbids a last write with a write
+/// po-before it (so of the three writes, `*y = 2` may not be last).
+const FW_ONLY: &str = "\"fw\"\nacyclic po | rf as causality\n\
+                       irreflexive po ; [FW] ; po^-1 as not-after\n";
+/// The same checks and one that reads `co` (and always holds).
+const FW_AND_CO: &str = "\"fw-co\"\nacyclic po | rf as causality\n\
+                         irreflexive po ; [FW] ; po^-1 as not-after\n\
+                         irreflexive co as order\n";
+
+#[test]
+fn a_model_reading_only_fw_counts_every_order() {
+    // Six orders of the three writes, two per last write; a last write of
+    // 2 is forbidden. The FW-only model judges one order per last write,
+    // each counted twice: the same counts as the model that reads `co`
+    // and judges all six.
+    let t = three_writes("exists (y=1 \\/ true)");
+    let [fw, co] = [FW_ONLY, FW_AND_CO].map(|m| run(&t, m));
+    for r in [&fw, &co] {
+        let counts: Vec<u64> = r.states.values().copied().collect();
+        assert_eq!(
+            counts,
+            vec![2, 2],
+            "y=1 and y=3, twice each, in {}",
+            r.model
+        );
+        assert_eq!(r.positive + r.negative, 4);
+        assert_eq!(r.candidates, 6);
+    }
+    // The work done (candidates judged, by size) is less without `co`.
+    assert!(fw.work < co.work, "{} against {}", fw.work, co.work);
+}
+
 /// A file of herd's library in the shared oracles, as a model's include
 /// resolver gives it (`cos-ok-opt.cat` includes `cross.cat`).
 fn herd_lib(name: &str) -> Option<(String, String)> {

@@ -403,6 +403,16 @@ impl Model {
         monotone::statements_depend_on(&self.program, &|n| names.contains(&n))
     }
 
+    /// Whether some statement of the model can read one of the
+    /// environment's `names`: like [`Model::depends_on`], but it sees
+    /// through functions and value sets (where that one gives up), so it
+    /// says no more often. Both over-approximate.
+    pub fn reads_any(&self, names: &[&str]) -> bool {
+        let chosen = |n: &str| names.contains(&n);
+        monotone::statements_depend_on(&self.program, &chosen)
+            && self.program.statements_read(&chosen)
+    }
+
     /// Evaluates the model on one candidate and returns every accepted
     /// choice of its `with`s (each is one execution, as herd counts them),
     /// with the `co` chosen when the model binds it.

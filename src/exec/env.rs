@@ -188,6 +188,10 @@ const DYNAMIC: &[&str] = &[
 /// coherence order alike (in herd7 such a model has no `co` at all).
 pub const CO_DEPENDENT: &[&str] = &["co", "fr", "coe", "coi", "fre", "fri", "FW"];
 
+/// [`CO_DEPENDENT`] but `FW`, which depends only on each location's last
+/// write.
+pub const CO_DEPENDENT_BUT_FW: &[&str] = &["co", "fr", "coe", "coi", "fre", "fri"];
+
 /// Whether predefined `name` depends on the candidate's choices (`rf`,
 /// `co`, barrier matching) rather than on the skeleton alone.
 pub fn is_dynamic(name: &str) -> bool {

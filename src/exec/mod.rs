@@ -79,16 +79,28 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
     let native_pruner = native.map(|m| Pruner::new(m, opts.prune && !opts.why));
     // A model blind to `co` (docs/decisions.md): only the last write of
     // each observed location is chosen, as herd7 does for a model without
-    // `co`; every other coherence order would repeat a candidate.
-    let co_last_only = (!model.binds_co() && !model.depends_on(env::CO_DEPENDENT)).then(|| {
-        let mut observed = vec![false; test.locations.len()];
-        for t in &observed_terms {
-            if let Term::Loc(l) = t {
-                observed[test.physical(*l)] = true;
+    // `co`; every other coherence order would repeat a candidate. A model
+    // that reads `co` only through `FW` sees only the last write of every
+    // location: one order per choice of last writes, counted as all the
+    // orders it stands for, so the counts are those of the whole search.
+    let blind = !model.binds_co() && !model.depends_on(env::CO_DEPENDENT);
+    let reads_fw_only = !model.binds_co()
+        && !blind
+        && !model.reads_any(env::CO_DEPENDENT_BUT_FW)
+        && model.reads_any(&["FW"]);
+    let co_last_only = if reads_fw_only {
+        Some(vec![true; test.locations.len()])
+    } else {
+        blind.then(|| {
+            let mut observed = vec![false; test.locations.len()];
+            for t in &observed_terms {
+                if let Term::Loc(l) = t {
+                    observed[test.physical(*l)] = true;
+                }
             }
-        }
-        observed
-    });
+            observed
+        })
+    };
 
     // Cartesian product of thread paths.
     let counts: Vec<usize> = thread_paths.iter().map(|t| t.paths.len()).collect();
@@ -179,6 +191,8 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             combo_ticks: ticks,
             bar_memo: barrier::Memo::default(),
             co_last_only: co_last_only.as_deref(),
+            co_weighted: reads_fw_only,
+            weight: 1,
         };
         // The share of the path combinations before this one (the first
         // thread's path varies fastest).

@@ -109,6 +109,13 @@ pub(super) struct RfSearch<'s, 'a> {
     /// test observes its final value. Coherence then only chooses the last
     /// write of each observed location (see [`RfSearch::co_last_write`]).
     pub(super) co_last_only: Option<&'s [bool]>,
+    /// With [`RfSearch::co_last_only`], for a model that reads `co` only
+    /// through `FW`: each chosen order stands for every order with the
+    /// same last writes, and counts as that many candidates (see
+    /// [`RfSearch::co_last_write`]).
+    pub(super) co_weighted: bool,
+    /// How many candidates the one being built stands for.
+    pub(super) weight: u64,
 }
 
 /// What a complete candidate needs beyond `rf` and `co`.
@@ -716,6 +723,13 @@ impl RfSearch<'_, '_> {
             return self.co_locations(cs, loc, j);
         }
         let choices = self.co_orders(loc, len) as usize;
+        // Weighted, each last write stands for the (len - 1)! orders of
+        // the others before it.
+        let outer = self.weight;
+        if self.co_weighted {
+            self.weight = (1..len as u64).fold(outer, u64::saturating_mul);
+        }
+        let mut r = Ok(());
         for i in 0..choices {
             if self.filter_done() {
                 break;
@@ -723,13 +737,16 @@ impl RfSearch<'_, '_> {
             self.pos.push((i as u32, choices as u32));
             cs.order[loc].swap(i, len - 1);
             set_chain(&mut cs.co, &cs.order[loc], true);
-            let r = self.co_locations(cs, loc, j);
+            r = self.co_locations(cs, loc, j);
             set_chain(&mut cs.co, &cs.order[loc], false);
             cs.order[loc].swap(i, len - 1);
             self.pos.pop();
-            r?;
+            if r.is_err() {
+                break;
+            }
         }
-        Ok(())
+        self.weight = outer;
+        r
     }
 
     /// Places a write at position `k` of location `loc`'s order, trying the
@@ -788,7 +805,7 @@ impl RfSearch<'_, '_> {
         if self.pruner.enabled {
             self.work()?;
         }
-        self.res.candidates += 1;
+        self.res.candidates += self.weight;
         if self.res.candidates > self.opts.max_candidates {
             return Err(over_budget(self.opts.max_candidates));
         }
@@ -821,8 +838,8 @@ impl RfSearch<'_, '_> {
             self.model.evaluate_cached(&env, &mut self.cache)?
         };
         if outcome.allowed {
-            *self.res.states.entry(state.clone()).or_insert(0) += 1;
-            self.res.count_allowed(sat, 1);
+            *self.res.states.entry(state.clone()).or_insert(0) += self.weight;
+            self.res.count_allowed(sat, self.weight);
             self.res.flags.extend(outcome.flags.iter().cloned());
             if self.res.witnesses.len() < self.opts.keep_witnesses && interesting {
                 self.res

@@ -122,6 +122,45 @@ impl Program {
         (plan, kept as usize)
     }
 
+    /// Whether some statement (check, `with`, `forall`) can read an
+    /// environment name `names` selects, through the definitions,
+    /// functions and closures it uses. A `with` variable counts as fixed
+    /// (its set is a statement of its own); a `let rec` member or a
+    /// `forall` body as reading everything. Unlike the polarity analysis
+    /// of [`super::super::monotone`], it sees through the functional tier
+    /// (applications, value sets), so a model that builds its orders with
+    /// herd's `cross.cat` is not taken to read every name.
+    pub fn statements_read(&self, names: &dyn Fn(&str) -> bool) -> bool {
+        let es: Vec<bool> = self.env_names.iter().map(|n| !names(&n.name)).collect();
+        let mut ss: Vec<bool> = self
+            .slots
+            .iter()
+            .map(|s| matches!(s.def, SlotDef::WithVar))
+            .collect();
+        loop {
+            let mut changed = false;
+            for i in 0..self.slots.len() {
+                if !ss[i]
+                    && let SlotDef::Expr(e) = &self.slots[i].def
+                    && self.expr_static(e, &es, &ss)
+                {
+                    ss[i] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let fixed = |e: &CExpr| self.expr_static(e, &es, &ss);
+        self.stmts.iter().any(|s| match s {
+            CStmt::Check(c) => !fixed(&c.expr),
+            CStmt::With(w) => !fixed(&w.set) || w.rel.as_ref().is_some_and(|r| !fixed(r)),
+            CStmt::WithFrom(w) => !fixed(&w.expr),
+            CStmt::Forall(_) => true,
+        })
+    }
+
     /// Which environment names `env` calls static, by index.
     pub fn env_static(&self, env: &dyn Environment) -> Vec<bool> {
         self.env_names
