@@ -14,7 +14,7 @@ use std::cmp::Ordering;
 use std::ops::ControlFlow;
 use std::sync::Arc as Rc;
 
-type Res<T> = Result<T, Error>;
+type Res<T> = Result<T, Box<Error>>;
 
 /// A total order on values (the order of sets of values).
 pub fn compare(a: &Value, b: &Value) -> Ordering {
@@ -116,13 +116,13 @@ pub fn split(v: Value, loc: Loc) -> Res<Option<(Value, Value)>> {
                 )))
             }
         },
-        other => Err(Error::new(
+        other => Err(Box::new(Error::new(
             loc,
             format!(
                 "set-matching on a value that is not a set: {}",
                 other.kind().describe()
             ),
-        )),
+        ))),
     }
 }
 
@@ -278,13 +278,13 @@ pub fn binary_other(op: BinOp, loc: Loc, x: Value, y: Value) -> Res<Value> {
                 vs.push(x);
                 Ok(valset(vs))
             }
-            other => Err(Error::new(
+            other => Err(Box::new(Error::new(
                 loc,
                 format!(
                     "type error: the right operand of '++' should be a set, found {}",
                     other.kind().describe()
                 ),
-            )),
+            ))),
         },
         BinOp::Union => match (x, y) {
             (Value::Empty, v) | (v, Value::Empty) => Ok(v),
@@ -293,7 +293,7 @@ pub fn binary_other(op: BinOp, loc: Loc, x: Value, y: Value) -> Res<Value> {
                 vs.extend(members(b).expect("a set"));
                 Ok(valset(vs))
             }
-            (a, b) => Err(type_mismatch(loc, op, &a, &b)),
+            (a, b) => Err(Box::new(type_mismatch(loc, op, &a, &b))),
         },
         BinOp::Inter => match (x, y) {
             (Value::Empty, _) | (_, Value::Empty) => Ok(Value::Empty),
@@ -306,7 +306,7 @@ pub fn binary_other(op: BinOp, loc: Loc, x: Value, y: Value) -> Res<Value> {
                     .collect();
                 Ok(valset(vs))
             }
-            (a, b) => Err(type_mismatch(loc, op, &a, &b)),
+            (a, b) => Err(Box::new(type_mismatch(loc, op, &a, &b))),
         },
         BinOp::Diff => match (x, y) {
             (Value::Empty, _) => Ok(Value::Empty),
@@ -320,21 +320,21 @@ pub fn binary_other(op: BinOp, loc: Loc, x: Value, y: Value) -> Res<Value> {
                     .collect();
                 Ok(valset(vs))
             }
-            (a, b) => Err(type_mismatch(loc, op, &a, &b)),
+            (a, b) => Err(Box::new(type_mismatch(loc, op, &a, &b))),
         },
         BinOp::Seq => match (&x, &y) {
             (Value::Empty, Value::Rel(r)) | (Value::Rel(r), Value::Empty) => {
                 Ok(Value::Rel(Relation::empty(r.universe())))
             }
             (Value::Empty, Value::Empty) => Ok(Value::Empty),
-            _ => Err(type_mismatch(loc, op, &x, &y)),
+            _ => Err(Box::new(type_mismatch(loc, op, &x, &y))),
         },
         BinOp::Cartesian => match (&x, &y) {
             (Value::Empty, Value::Set(s)) | (Value::Set(s), Value::Empty) => {
                 Ok(Value::Rel(Relation::empty(s.universe())))
             }
             (Value::Empty, Value::Empty) => Ok(Value::Empty),
-            _ => Err(type_mismatch(loc, op, &x, &y)),
+            _ => Err(Box::new(type_mismatch(loc, op, &x, &y))),
         },
     }
 }
@@ -345,9 +345,9 @@ pub fn unary_other(op: UnOp, v: Value, loc: Loc) -> Res<Value> {
         (UnOp::Plus | UnOp::Inverse | UnOp::Complement | UnOp::ToId, Value::Empty) => {
             Ok(Value::Empty)
         }
-        _ => Err(Error::new(
+        _ => Err(Box::new(Error::new(
             loc,
             format!("type error: '{}' on {}", op.symbol(), v.kind().describe()),
-        )),
+        ))),
     }
 }

@@ -422,7 +422,7 @@ impl Model {
         cache: &mut StaticCache,
     ) -> Result<Vec<Accepted>, Diagnostic> {
         let res = self.with_static_cache(env, cache, |program, st| program.run_all(st));
-        let all = res.map_err(|e| self.diagnostic(e))?;
+        let all = res.map_err(|e| self.diagnostic(*e))?;
         Ok(all
             .into_iter()
             .map(|(flags, co)| Accepted {
@@ -446,7 +446,7 @@ impl Model {
         cache: &mut StaticCache,
     ) -> Result<(Vec<Accepted>, Vec<Rejected>), Diagnostic> {
         let res = self.with_static_cache(env, cache, |program, st| program.run_all_explained(st));
-        let (all, rejected) = res.map_err(|e| self.diagnostic(e))?;
+        let (all, rejected) = res.map_err(|e| self.diagnostic(*e))?;
         let as_rel = |v: Option<eval::Value>| match v {
             Some(eval::Value::Rel(r)) => Some(r),
             Some(eval::Value::Empty) => Some(Relation::empty(env.num_events())),
@@ -661,7 +661,7 @@ impl Model {
         if limit.is_some() {
             cache.limit = limit;
         }
-        let (allowed, flags, failure) = res.map_err(|e| self.diagnostic(e))?;
+        let (allowed, flags, failure) = res.map_err(|e| self.diagnostic(*e))?;
         Ok(Outcome {
             allowed,
             flags,
@@ -682,7 +682,7 @@ impl Model {
         let (allowed, flags, failure) = self
             .program
             .run(&mut st, false)
-            .map_err(|e| self.diagnostic(e))?;
+            .map_err(|e| self.diagnostic(*e))?;
         let named = if allowed {
             self.program.named_relations(&st, want)
         } else {
@@ -855,7 +855,7 @@ impl Model {
         let (allowed, flags, failure) = self
             .program
             .run(&mut st, explain)
-            .map_err(|e| self.diagnostic(e))?;
+            .map_err(|e| self.diagnostic(*e))?;
         Ok(Outcome {
             allowed,
             flags,

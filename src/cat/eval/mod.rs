@@ -160,7 +160,7 @@ enum Verdict {
     Forbidden(Option<Failure>),
 }
 
-type Res<T> = Result<T, Error>;
+type Res<T> = Result<T, Box<Error>>;
 
 fn type_error(loc: Loc, what: &str, found: Ty) -> Error {
     Error::new(
@@ -172,21 +172,21 @@ fn type_error(loc: Loc, what: &str, found: Ty) -> Error {
 fn expect_rel<'v>(v: &'v Value, loc: Loc, what: &str) -> Res<&'v Relation> {
     match v {
         Value::Rel(r) => Ok(r),
-        other => Err(type_error(loc, what, other.kind())),
+        other => Err(Box::new(type_error(loc, what, other.kind()))),
     }
 }
 
 fn expect_set<'v>(v: &'v Value, loc: Loc, what: &str) -> Res<&'v BitSet> {
     match v {
         Value::Set(s) => Ok(s),
-        other => Err(type_error(loc, what, other.kind())),
+        other => Err(Box::new(type_error(loc, what, other.kind()))),
     }
 }
 
 fn into_rel(v: Cow<'_, Value>, loc: Loc, what: &str) -> Res<Relation> {
     match v.into_owned() {
         Value::Rel(r) => Ok(r),
-        other => Err(type_error(loc, what, other.kind())),
+        other => Err(Box::new(type_error(loc, what, other.kind()))),
     }
 }
 
@@ -302,7 +302,12 @@ impl Program {
         let v = match found {
             Some(v) => v,
             None if name == "id" => Value::Rel(Relation::identity(st.n)),
-            None => return Err(Error::new(loc, format!("unknown identifier '{name}'"))),
+            None => {
+                return Err(Box::new(Error::new(
+                    loc,
+                    format!("unknown identifier '{name}'"),
+                )));
+            }
         };
         let size = match &v {
             Value::Set(s) => s.universe(),
@@ -310,13 +315,13 @@ impl Program {
             _ => st.n,
         };
         if size != st.n {
-            return Err(Error::new(
+            return Err(Box::new(Error::new(
                 loc,
                 format!(
                     "the environment's '{name}' ranges over {size} events, expected {}",
                     st.n
                 ),
-            ));
+            )));
         }
         let _ = cell.set(v);
         Ok(cell.get().expect("just set"))
@@ -367,14 +372,14 @@ impl Program {
             }
             for ((k, v), (_, body, _)) in next.iter().enumerate().zip(&group.members) {
                 if v.kind() != cur[k].kind() {
-                    return Err(type_error(
+                    return Err(Box::new(type_error(
                         body.loc,
                         &format!(
                             "this recursive definition started as {}",
                             cur[k].kind().describe()
                         ),
                         v.kind(),
-                    ));
+                    )));
                 }
             }
             if next == cur {
@@ -385,10 +390,10 @@ impl Program {
             }
             cur = next;
         }
-        Err(Error::new(
+        Err(Box::new(Error::new(
             group.loc,
             "let rec did not reach a fixpoint (is the definition monotone?)",
-        ))
+        )))
     }
 
     /// Evaluates `e`; `locals` are the current function arguments or
@@ -591,7 +596,7 @@ impl Program {
                 Ok(v) => v,
                 Err(_) => self.eval(b, st, locals)?,
             },
-            Node::Fail(msg) => return Err(Error::new(e.loc, msg.clone())),
+            Node::Fail(msg) => return Err(Box::new(Error::new(e.loc, msg.clone()))),
             Node::Tag(t) => Owned(Value::Tag(Rc::from(t.as_str()))),
             Node::BellSet(t) => Owned(
                 super::func::tag_value(Prim::TagToEvents, t, st.env, n)
@@ -600,21 +605,21 @@ impl Program {
             Node::MatchTag(scrut, clauses, default) => {
                 let v = self.eval(scrut, st, locals)?;
                 let Value::Tag(t) = &*v else {
-                    return Err(type_error(
+                    return Err(Box::new(type_error(
                         scrut.loc,
                         "match on tags expects a tag",
                         v.kind(),
-                    ));
+                    )));
                 };
                 match clauses.iter().find(|(c, _)| **c == **t) {
                     Some((_, x)) => self.eval(x, st, locals)?,
                     None => match default {
                         Some(x) => self.eval(x, st, locals)?,
                         None => {
-                            return Err(Error::new(
+                            return Err(Box::new(Error::new(
                                 e.loc,
                                 format!("no clause of this match takes the tag '{t}"),
-                            ));
+                            )));
                         }
                     },
                 }
@@ -624,7 +629,7 @@ impl Program {
                 match &*v {
                     Value::Tuple(vs) if vs.len() == *arity => Owned(vs[*k].clone()),
                     other => {
-                        return Err(Error::new(
+                        return Err(Box::new(Error::new(
                             e.loc,
                             format!(
                                 "a tuple pattern of {arity} names, bound to {}",
@@ -633,7 +638,7 @@ impl Program {
                                     v => v.kind().describe().to_string(),
                                 }
                             ),
-                        ));
+                        )));
                     }
                 }
             }
@@ -662,7 +667,7 @@ impl Program {
                 match v {
                     Value::Tuple(vs) if vs.len() == *k => f.extend(vs.iter().cloned()),
                     other => {
-                        return Err(Error::new(
+                        return Err(Box::new(Error::new(
                             body.loc,
                             format!(
                                 "a tuple pattern of {k} names, bound to {}",
@@ -671,7 +676,7 @@ impl Program {
                                     v => v.kind().describe().to_string(),
                                 }
                             ),
-                        ));
+                        )));
                     }
                 }
             }
@@ -700,10 +705,10 @@ impl Program {
             }
             cur = next;
         }
-        Err(Error::new(
+        Err(Box::new(Error::new(
             g.loc,
             "let rec did not reach a fixpoint (is the definition monotone?)",
-        ))
+        )))
     }
 
     /// Applies a function value to one argument (a tuple for several).
@@ -715,7 +720,7 @@ impl Program {
             match arg {
                 Value::Tuple(vs) if vs.len() == arity => Ok(vs),
                 other if arity == 1 => Ok(vec![other]),
-                other => Err(Error::new(
+                other => Err(Box::new(Error::new(
                     loc,
                     format!(
                         "argument mismatch: the function takes {arity} arguments, found {}",
@@ -724,7 +729,7 @@ impl Program {
                             v => v.kind().describe().to_string(),
                         }
                     ),
-                )),
+                ))),
             }
         };
         let _call = super::guard::call(st.deadline, loc)?;
@@ -760,13 +765,13 @@ impl Program {
                 };
                 self.prim(p, args, st, loc)
             }
-            other => Err(Error::new(
+            other => Err(Box::new(Error::new(
                 loc,
                 format!(
                     "closure or primitive expected, found {}",
                     other.kind().describe()
                 ),
-            )),
+            ))),
         }
     }
 
@@ -778,14 +783,14 @@ impl Program {
             1
         };
         if args.len() != want {
-            return Err(Error::new(
+            return Err(Box::new(Error::new(
                 loc,
                 format!(
                     "primitive {}: argument mismatch (takes {want}, found {})",
                     super::func::prim_name(p),
                     args.len()
                 ),
-            ));
+            )));
         }
         let n = st.n;
         let mut args = args.into_iter();
@@ -793,11 +798,11 @@ impl Program {
         Ok(match p {
             Prim::TagToEvents | Prim::TagToScope => {
                 let Value::Tag(t) = &a else {
-                    return Err(type_error(
+                    return Err(Box::new(type_error(
                         loc,
                         &format!("{} expects a tag", super::func::prim_name(p)),
                         a.kind(),
-                    ));
+                    )));
                 };
                 super::func::tag_value(p, t, st.env, n).map_err(|m| Error::new(loc, m))?
             }
@@ -842,11 +847,11 @@ impl Program {
         let need_rel = |v: &Value| -> Res<()> {
             match v {
                 Value::Rel(_) => Ok(()),
-                other => Err(type_error(
+                other => Err(Box::new(type_error(
                     loc,
                     &format!("'{}' expects a relation", op.symbol()),
                     other.kind(),
-                )),
+                ))),
             }
         };
         if !matches!(*v, Value::Set(_) | Value::Rel(_)) {
@@ -918,7 +923,7 @@ fn binary(op: BinOp, loc: Loc, x: Cow<'_, Value>, y: Cow<'_, Value>) -> Res<Valu
     match op {
         BinOp::Union | BinOp::Inter | BinOp::Diff => {
             if x.kind() != y.kind() {
-                return Err(mismatch(&x, &y));
+                return Err(Box::new(mismatch(&x, &y)));
             }
             // Two relations read in place: one pass into a new buffer.
             if let (Cow::Borrowed(Value::Rel(a)), Cow::Borrowed(Value::Rel(b))) = (&x, &y) {
@@ -951,25 +956,25 @@ fn binary(op: BinOp, loc: Loc, x: Cow<'_, Value>, y: Cow<'_, Value>) -> Res<Valu
         }
         BinOp::Seq => match (&*x, &*y) {
             (Value::Rel(a), Value::Rel(b)) => Ok(Value::Rel(a.compose(b))),
-            (a, b) => Err(Error::new(
+            (a, b) => Err(Box::new(Error::new(
                 loc,
                 format!(
                     "type error: ';' needs two relations, found {} and {}",
                     a.kind().describe(),
                     b.kind().describe()
                 ),
-            )),
+            ))),
         },
         BinOp::Cartesian => match (&*x, &*y) {
             (Value::Set(a), Value::Set(b)) => Ok(Value::Rel(Relation::cartesian(a, b))),
-            (a, b) => Err(Error::new(
+            (a, b) => Err(Box::new(Error::new(
                 loc,
                 format!(
                     "type error: '*' needs two sets, found {} and {}",
                     a.kind().describe(),
                     b.kind().describe()
                 ),
-            )),
+            ))),
         },
         BinOp::Add => unreachable!("handled by binary_other"),
     }

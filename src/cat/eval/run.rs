@@ -281,11 +281,11 @@ impl Program {
         match self.eval(&w.expr, st, &[])?.into_owned() {
             Value::Empty => Ok(Vec::new()),
             Value::ValSet(vs) => Ok(vs.as_ref().clone()),
-            other => Err(type_error(
+            other => Err(Box::new(type_error(
                 w.expr.loc,
                 "'with ... from' expects a set of values",
                 other.kind(),
-            )),
+            ))),
         }
     }
 
@@ -293,7 +293,7 @@ impl Program {
     /// partial candidates by the pruning search.
     pub fn check_holds(&self, c: &CCheck, st: &State<'_>) -> Res<bool> {
         if st.deadline.is_some_and(|d| std::time::Instant::now() > d) {
-            return Err(super::super::guard::past_deadline(c.expr.loc));
+            return Err(Box::new(super::super::guard::past_deadline(c.expr.loc)));
         }
         Ok(self
             .run_check(c, st, &mut Vec::new(), false, false)?
@@ -344,11 +344,11 @@ impl Program {
                 Value::Rel(r) => (r.is_empty(), r.pairs().flat_map(|(a, b)| [a, b]).collect()),
                 Value::ValSet(vs) => (vs.is_empty(), Vec::new()),
                 other => {
-                    return Err(type_error(
+                    return Err(Box::new(type_error(
                         loc,
                         "empty expects a set or a relation",
                         other.kind(),
-                    ));
+                    )));
                 }
             },
         };
@@ -367,10 +367,10 @@ impl Program {
                 Ok(None)
             }
             CheckMode::Assert if holds => Ok(None),
-            CheckMode::Assert => Err(Error::new(
+            CheckMode::Assert => Err(Box::new(Error::new(
                 c.expr.loc,
                 format!("assertion failed: {}", c.label),
-            )),
+            ))),
             CheckMode::Require if holds => Ok(None),
             CheckMode::Require => {
                 if !want_failure {
@@ -495,13 +495,13 @@ impl Program {
                     ControlFlow::Continue(true)
                 }
                 Err(e) => {
-                    error = Some(e);
+                    error = Some(*e);
                     ControlFlow::Break(())
                 }
             }
         });
         if let Some(e) = error {
-            return Err(e);
+            return Err(Box::new(e));
         }
         if flow.is_break() {
             return Ok(Verdict::Allowed);
