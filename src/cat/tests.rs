@@ -118,6 +118,13 @@ fn no_include(_: &str) -> Option<(String, String)> {
     None
 }
 
+/// herd's per-location linearisations in cat (as `cross.cat` has them):
+/// a recursive function over a set of sets.
+const DO_LOCS: &str = "let rec do_locs wss = match wss with
+  || {} -> {}
+  || ws ++ rest -> linearisations(ws, 0) ++ do_locs rest
+  end";
+
 fn model(src: &str) -> Model {
     match Model::parse("test.cat", src, &no_include) {
         Ok(m) => m,
@@ -801,18 +808,14 @@ let c = classes-loc(W)
         v => panic!("{v:?}"),
     }
     // Every linearisation of the writes per location is a choice of `with`.
-    let m = model(
-        r#"
-let rec do_locs wss = match wss with
-  || {} -> {}
-  || ws ++ rest -> linearisations(ws, 0) ++ do_locs rest
-  end
+    let m = model(&format!(
+        "{DO_LOCS}
 let orders = do_locs (classes-loc(W))
-let per_loc = match orders with || {} -> {} || s ++ others -> s end
+let per_loc = match orders with || {{}} -> {{}} || s ++ others -> s end
 with o from per_loc
 acyclic o
-"#,
-    );
+"
+    ));
     assert!(m.evaluate(&env).unwrap().allowed);
     // `with co from` makes the model bind co: each choice is reported.
     let m = model("with co from {po, rf}\nacyclic co");
@@ -1140,19 +1143,15 @@ fn reads_any_sees_through_functions_where_depends_on_gives_up() {
     // herd's c11 models build their orders with functions over value sets
     // (cross.cat): the polarity analysis gives up there, the read analysis
     // does not.
-    let m = model(
-        r#"
-let rec do_locs wss = match wss with
-  || {} -> {}
-  || ws ++ rest -> linearisations(ws, 0) ++ do_locs rest
-  end
+    let m = model(&format!(
+        "{DO_LOCS}
 let orders(s) = do_locs (partition s)
 with mo from orders(W)
 let coi_unused = coi
 acyclic po | rf | mo as causality
 empty [FW] & [R] as last
-"#,
-    );
+"
+    ));
     assert!(m.depends_on(&["co"]), "the polarity analysis gives up");
     assert!(!m.reads_any(&["co", "fr", "coi"]));
     assert!(m.reads_any(&["FW"]), "a check reads it");
