@@ -184,6 +184,52 @@ pub struct Model {
     /// [`Model::co_choices_accepted`]'s answers, by the values of the names
     /// the `co` set reads.
     co_memo: CoMemo,
+    /// [`Model::depends_on`]'s and [`Model::reads_any`]'s answers, asked
+    /// once per check of a test (and so per program a synthesis judges).
+    reads_memo: ReadsMemo,
+}
+
+/// Answers of the two read analyses, by analysis and names.
+#[derive(Default)]
+struct ReadsMemo(std::sync::RwLock<Vec<(bool, Vec<String>, bool)>>);
+
+impl ReadsMemo {
+    fn get(&self, precise: bool, names: &[&str], compute: impl FnOnce() -> bool) -> bool {
+        let same = |e: &(bool, Vec<String>, bool)| {
+            e.0 == precise && e.1.len() == names.len() && e.1.iter().zip(names).all(|(a, b)| a == b)
+        };
+        if let Ok(known) = self.0.read()
+            && let Some(e) = known.iter().find(|e| same(e))
+        {
+            return e.2;
+        }
+        let answer = compute();
+        // Callers ask a few fixed lists; the bound only keeps a caller
+        // that varies them from growing the list.
+        if let Ok(mut known) = self.0.write()
+            && known.len() < 64
+        {
+            known.push((
+                precise,
+                names.iter().map(|n| n.to_string()).collect(),
+                answer,
+            ));
+        }
+        answer
+    }
+}
+
+/// A copy starts empty, as [`CoMemo`].
+impl Clone for ReadsMemo {
+    fn clone(&self) -> Self {
+        ReadsMemo::default()
+    }
+}
+
+impl fmt::Debug for ReadsMemo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ReadsMemo")
+    }
 }
 
 /// The environment names the `co` set reads (made on first use) and the
@@ -284,6 +330,7 @@ impl Model {
                     search_plans: std::sync::OnceLock::new(),
                     statics: std::sync::OnceLock::new(),
                     co_memo: CoMemo::default(),
+                    reads_memo: ReadsMemo::default(),
                 })
             }
             Err(e) => Err(to_diagnostic(&files, e)),
@@ -386,6 +433,7 @@ impl Model {
             search_plans: std::sync::OnceLock::new(),
             statics: std::sync::OnceLock::new(),
             co_memo: CoMemo::default(),
+            reads_memo: ReadsMemo::default(),
         })
     }
 
@@ -400,7 +448,9 @@ impl Model {
     /// defines itself, or one only unused definitions read, does not
     /// count).
     pub fn depends_on(&self, names: &[&str]) -> bool {
-        monotone::statements_depend_on(&self.program, &|n| names.contains(&n))
+        self.reads_memo.get(false, names, || {
+            monotone::statements_depend_on(&self.program, &|n| names.contains(&n))
+        })
     }
 
     /// Whether some statement of the model can read one of the
@@ -408,9 +458,10 @@ impl Model {
     /// through functions and value sets (where that one gives up), so it
     /// says no more often. Both over-approximate.
     pub fn reads_any(&self, names: &[&str]) -> bool {
-        let chosen = |n: &str| names.contains(&n);
-        monotone::statements_depend_on(&self.program, &chosen)
-            && self.program.statements_read(&chosen)
+        self.depends_on(names)
+            && self.reads_memo.get(true, names, || {
+                self.program.statements_read(&|n: &str| names.contains(&n))
+            })
     }
 
     /// Evaluates the model on one candidate and returns every accepted
@@ -537,6 +588,7 @@ impl Model {
             search_plans: std::sync::OnceLock::new(),
             statics: std::sync::OnceLock::new(),
             co_memo: CoMemo::default(),
+            reads_memo: ReadsMemo::default(),
         })
     }
 
