@@ -10,7 +10,14 @@ impl Program {
     /// no function call).
     pub fn static_parts(&self, env: &dyn Environment) -> (Vec<bool>, Vec<bool>) {
         let env_static = self.env_static(env);
-        let mut slot_static = vec![false; self.slots.len()];
+        let slot_static = self.static_slots(&env_static, vec![false; self.slots.len()]);
+        (env_static, slot_static)
+    }
+
+    /// Marks static, in `slot_static` (those already marked stay so), every
+    /// slot whose definition is static given the static names `env_static`
+    /// and the slots marked so far.
+    fn static_slots(&self, env_static: &[bool], mut slot_static: Vec<bool>) -> Vec<bool> {
         // Definitions only refer to earlier slots (recursion goes through
         // groups, which are never static), so one pass in order suffices;
         // iterate to a fixpoint anyway in case of forward references.
@@ -21,14 +28,14 @@ impl Program {
                     continue;
                 }
                 if let SlotDef::Expr(e) = &self.slots[i].def
-                    && self.expr_static(e, &env_static, &slot_static)
+                    && self.expr_static(e, env_static, &slot_static)
                 {
                     slot_static[i] = true;
                     changed = true;
                 }
             }
             if !changed {
-                return (env_static, slot_static);
+                return slot_static;
             }
         }
     }
@@ -132,26 +139,12 @@ impl Program {
     /// herd's `cross.cat` is not taken to read every name.
     pub fn statements_read(&self, names: &dyn Fn(&str) -> bool) -> bool {
         let es: Vec<bool> = self.env_names.iter().map(|n| !names(&n.name)).collect();
-        let mut ss: Vec<bool> = self
+        let with_vars = self
             .slots
             .iter()
             .map(|s| matches!(s.def, SlotDef::WithVar))
             .collect();
-        loop {
-            let mut changed = false;
-            for i in 0..self.slots.len() {
-                if !ss[i]
-                    && let SlotDef::Expr(e) = &self.slots[i].def
-                    && self.expr_static(e, &es, &ss)
-                {
-                    ss[i] = true;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+        let ss = self.static_slots(&es, with_vars);
         let fixed = |e: &CExpr| self.expr_static(e, &es, &ss);
         self.stmts.iter().any(|s| match s {
             CStmt::Check(c) => !fixed(&c.expr),

@@ -162,31 +162,31 @@ enum Verdict {
 
 type Res<T> = Result<T, Box<Error>>;
 
-fn type_error(loc: Loc, what: &str, found: Ty) -> Error {
-    Error::new(
+fn type_error(loc: Loc, what: &str, found: Ty) -> Box<Error> {
+    Box::new(Error::new(
         loc,
         format!("type error: {what}, found {}", found.describe()),
-    )
+    ))
 }
 
 fn expect_rel<'v>(v: &'v Value, loc: Loc, what: &str) -> Res<&'v Relation> {
     match v {
         Value::Rel(r) => Ok(r),
-        other => Err(Box::new(type_error(loc, what, other.kind()))),
+        other => Err(type_error(loc, what, other.kind())),
     }
 }
 
 fn expect_set<'v>(v: &'v Value, loc: Loc, what: &str) -> Res<&'v BitSet> {
     match v {
         Value::Set(s) => Ok(s),
-        other => Err(Box::new(type_error(loc, what, other.kind()))),
+        other => Err(type_error(loc, what, other.kind())),
     }
 }
 
 fn into_rel(v: Cow<'_, Value>, loc: Loc, what: &str) -> Res<Relation> {
     match v.into_owned() {
         Value::Rel(r) => Ok(r),
-        other => Err(Box::new(type_error(loc, what, other.kind()))),
+        other => Err(type_error(loc, what, other.kind())),
     }
 }
 
@@ -372,14 +372,14 @@ impl Program {
             }
             for ((k, v), (_, body, _)) in next.iter().enumerate().zip(&group.members) {
                 if v.kind() != cur[k].kind() {
-                    return Err(Box::new(type_error(
+                    return Err(type_error(
                         body.loc,
                         &format!(
                             "this recursive definition started as {}",
                             cur[k].kind().describe()
                         ),
                         v.kind(),
-                    )));
+                    ));
                 }
             }
             if next == cur {
@@ -605,11 +605,11 @@ impl Program {
             Node::MatchTag(scrut, clauses, default) => {
                 let v = self.eval(scrut, st, locals)?;
                 let Value::Tag(t) = &*v else {
-                    return Err(Box::new(type_error(
+                    return Err(type_error(
                         scrut.loc,
                         "match on tags expects a tag",
                         v.kind(),
-                    )));
+                    ));
                 };
                 match clauses.iter().find(|(c, _)| **c == **t) {
                     Some((_, x)) => self.eval(x, st, locals)?,
@@ -798,11 +798,11 @@ impl Program {
         Ok(match p {
             Prim::TagToEvents | Prim::TagToScope => {
                 let Value::Tag(t) = &a else {
-                    return Err(Box::new(type_error(
+                    return Err(type_error(
                         loc,
                         &format!("{} expects a tag", super::func::prim_name(p)),
                         a.kind(),
-                    )));
+                    ));
                 };
                 super::func::tag_value(p, t, st.env, n).map_err(|m| Error::new(loc, m))?
             }
@@ -847,11 +847,11 @@ impl Program {
         let need_rel = |v: &Value| -> Res<()> {
             match v {
                 Value::Rel(_) => Ok(()),
-                other => Err(Box::new(type_error(
+                other => Err(type_error(
                     loc,
                     &format!("'{}' expects a relation", op.symbol()),
                     other.kind(),
-                ))),
+                )),
             }
         };
         if !matches!(*v, Value::Set(_) | Value::Rel(_)) {

@@ -281,11 +281,11 @@ impl Program {
         match self.eval(&w.expr, st, &[])?.into_owned() {
             Value::Empty => Ok(Vec::new()),
             Value::ValSet(vs) => Ok(vs.as_ref().clone()),
-            other => Err(Box::new(type_error(
+            other => Err(type_error(
                 w.expr.loc,
                 "'with ... from' expects a set of values",
                 other.kind(),
-            ))),
+            )),
         }
     }
 
@@ -344,11 +344,11 @@ impl Program {
                 Value::Rel(r) => (r.is_empty(), r.pairs().flat_map(|(a, b)| [a, b]).collect()),
                 Value::ValSet(vs) => (vs.is_empty(), Vec::new()),
                 other => {
-                    return Err(Box::new(type_error(
+                    return Err(type_error(
                         loc,
                         "empty expects a set or a relation",
                         other.kind(),
-                    )));
+                    ));
                 }
             },
         };
@@ -447,14 +447,14 @@ impl Program {
                 st.with_nodes += 1;
                 visited += 1;
                 if st.deadline.is_some_and(|d| std::time::Instant::now() > d) {
-                    error = Some(Error::new(w.set.loc, "time budget exceeded"));
+                    error = Some(Box::new(Error::new(w.set.loc, "time budget exceeded")));
                     return ControlFlow::Break(());
                 }
                 if let Some(msg) =
                     with_limit(&st.with_limits, st.with_nodes, visited, done, began, size)
                 {
                     st.limit = Some(msg);
-                    error = Some(Error::new(w.set.loc, "work budget exceeded"));
+                    error = Some(Box::new(Error::new(w.set.loc, "work budget exceeded")));
                     return ControlFlow::Break(());
                 }
                 let Some(plan) = plan.filter(|_| leaf_seen) else {
@@ -495,13 +495,13 @@ impl Program {
                     ControlFlow::Continue(true)
                 }
                 Err(e) => {
-                    error = Some(*e);
+                    error = Some(e);
                     ControlFlow::Break(())
                 }
             }
         });
         if let Some(e) = error {
-            return Err(Box::new(e));
+            return Err(e);
         }
         if flow.is_break() {
             return Ok(Verdict::Allowed);
