@@ -225,6 +225,32 @@ impl<L: Relex> Lookahead<L> {
         lx.lex()
     }
 
+    /// What `f` says of the next token from `lx`, without advancing `lx`
+    /// or copying the token.
+    pub fn peek_with<R>(&self, lx: &L, f: impl FnOnce(&L::Token) -> R) -> Result<R, L::Error> {
+        if let Some((before, tok, _)) = &*self.last.borrow()
+            && before.same_state(lx)
+        {
+            return Ok(f(tok));
+        }
+        let mut after = *lx;
+        let tok = after.lex()?;
+        let r = f(&tok);
+        *self.last.borrow_mut() = Some((*lx, tok, after));
+        Ok(r)
+    }
+
+    /// The token after the next one from `lx`, without advancing it (the
+    /// next one is lexed once, as for [`Lookahead::peek`]).
+    pub fn peek_second(&self, lx: &L) -> Result<L::Token, L::Error> {
+        self.peek_with(lx, |_| ())?;
+        let mut after = match &*self.last.borrow() {
+            Some((_, _, after)) => *after,
+            None => *lx,
+        };
+        after.lex()
+    }
+
     /// The next token from `lx`, without advancing it.
     pub fn peek(&self, lx: &L) -> Result<L::Token, L::Error> {
         if let Some((before, tok, _)) = &*self.last.borrow()

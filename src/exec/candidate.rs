@@ -50,6 +50,23 @@ pub struct Skeleton<'a> {
     pub rels: HashMap<&'a str, Relation, FastHash>,
 }
 
+/// The sets every skeleton has, whatever its events: the slots of
+/// [`Skeleton::new`]'s fixed sets.
+const FIXED: [&str; 9] = ["_", "R", "W", "M", "F", "BAR", "IW", "RMW", "GENERIC"];
+
+/// Indices into [`FIXED`].
+mod slot {
+    pub const ALL: usize = 0;
+    pub const R: usize = 1;
+    pub const W: usize = 2;
+    pub const M: usize = 3;
+    pub const F: usize = 4;
+    pub const BAR: usize = 5;
+    pub const IW: usize = 6;
+    pub const RMW: usize = 7;
+    pub const GENERIC: usize = 8;
+}
+
 impl<'a> Skeleton<'a> {
     /// Number of events.
     pub fn len(&self) -> usize {
@@ -124,67 +141,89 @@ impl<'a> Skeleton<'a> {
             }
         }
 
-        // Sets.
-        // Gathered in a short list (a few names per test), then hashed once.
-        let mut found: Vec<(&str, BitSet)> = Vec::with_capacity(32);
-        let mut set = |name: &'a str, e: usize| match found.iter_mut().find(|(k, _)| *k == name) {
-            Some((_, s)) => {
-                s.insert(e);
+        // Sets. The names every skeleton has get fixed slots; the tags of
+        // instructions are gathered in a short list (a few per test),
+        // looked up by pointer first (an instruction's tags are one
+        // allocation, shared by all its events), then hashed once.
+        use slot::*;
+        debug_assert_eq!(FIXED[GENERIC], Proxy::Generic.tag());
+        let mut fixed: [BitSet; 9] = std::array::from_fn(|_| BitSet::new(n));
+        let mut found: Vec<(&str, BitSet)> = Vec::with_capacity(8);
+        /// Adds event `e` to the set `name`.
+        fn add_tag<'t>(
+            fixed: &mut [BitSet; 9],
+            found: &mut Vec<(&'t str, BitSet)>,
+            name: &'t str,
+            e: usize,
+        ) {
+            if let Some(k) = FIXED.iter().position(|f| *f == name) {
+                fixed[k].insert(e);
+                return;
             }
-            None => {
-                let mut s = BitSet::new(n);
-                s.insert(e);
-                found.push((name, s));
+            let hit = found
+                .iter()
+                .position(|(k, _)| std::ptr::eq(*k, name))
+                .or_else(|| found.iter().position(|(k, _)| *k == name));
+            match hit {
+                Some(i) => {
+                    found[i].1.insert(e);
+                }
+                None => {
+                    let mut s = BitSet::new(fixed[0].universe());
+                    s.insert(e);
+                    found.push((name, s));
+                }
             }
-        };
+        }
+        // Whether an instruction names a proxy.
+        let names_proxy =
+            |tags: &[String]| tags.iter().any(|t| Proxy::ALL.iter().any(|p| p.tag() == t));
         for (i, e) in events.iter().enumerate() {
-            set("_", i);
+            fixed[ALL].insert(i);
             match e.kind {
                 EventKind::Read => {
-                    set("R", i);
-                    set("M", i);
+                    fixed[R].insert(i);
+                    fixed[M].insert(i);
                 }
                 EventKind::Write => {
-                    set("W", i);
-                    set("M", i);
+                    fixed[W].insert(i);
+                    fixed[M].insert(i);
                 }
-                EventKind::Fence => set("F", i),
-                EventKind::Barrier(_) => set("BAR", i),
+                EventKind::Fence => {
+                    fixed[F].insert(i);
+                }
+                EventKind::Barrier(_) => {
+                    fixed[BAR].insert(i);
+                }
             }
             match e.thread {
-                None => set("IW", i),
+                None => {
+                    fixed[IW].insert(i);
+                }
                 Some(t) => {
                     let ins = &test.threads[t].code[e.instr.unwrap_or(0)];
                     for tag in &ins.tags {
-                        set(tag, i);
+                        add_tag(&mut fixed, &mut found, tag, i);
                     }
                     // Every memory access goes through some proxy: generic
                     // unless its instruction names another one.
                     if matches!(e.kind, EventKind::Read | EventKind::Write)
-                        && !ins
-                            .tags
-                            .iter()
-                            .any(|t| Proxy::ALL.iter().any(|p| p.tag() == t))
+                        && !names_proxy(&ins.tags)
                     {
-                        set(Proxy::Generic.tag(), i);
+                        fixed[GENERIC].insert(i);
                     }
-                    if paths[t].events[e.local].rmw_read.is_some() {
-                        set("RMW", i);
-                        set(
-                            "RMW",
-                            base[t] + paths[t].events[e.local].rmw_read.unwrap_or(0),
-                        );
+                    if let Some(r) = paths[t].events[e.local].rmw_read {
+                        fixed[RMW].insert(i);
+                        fixed[RMW].insert(base[t] + r);
                     }
                 }
             }
         }
-        for name in ["R", "W", "M", "F", "BAR", "IW", "RMW", "GENERIC"] {
-            if !found.iter().any(|(k, _)| *k == name) {
-                found.push((name, BitSet::new(n)));
-            }
-        }
         let mut sets: HashMap<&'a str, BitSet, FastHash> =
-            HashMap::with_capacity_and_hasher(found.len(), FastHash::default());
+            HashMap::with_capacity_and_hasher(FIXED.len() + found.len(), FastHash::default());
+        for (k, v) in FIXED.into_iter().zip(fixed) {
+            sets.insert(k, v);
+        }
         for (k, v) in found {
             sets.insert(k, v);
         }

@@ -45,9 +45,15 @@ pub(super) trait TokenParser {
         }
     }
 
+    /// Whether punctuation `p` is next (not consumed). A parser with a
+    /// look-ahead cache answers without copying the token.
+    fn peek_is_punct(&self, p: &str) -> Result<bool, Diagnostic> {
+        Ok(self.peek()?.is_punct(p))
+    }
+
     /// Consumes punctuation `p` if it is next.
     fn eat_punct(&mut self, p: &str) -> Result<bool, Diagnostic> {
-        if self.peek()?.is_punct(p) {
+        if self.peek_is_punct(p)? {
             self.next()?;
             Ok(true)
         } else {

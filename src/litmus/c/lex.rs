@@ -119,11 +119,4 @@ impl CLex<'_> {
             end: lx.offset(),
         })
     }
-
-    pub(super) fn peek2(&self) -> Result<(Token, Token), Diagnostic> {
-        let mut c = *self;
-        let a = c.next()?;
-        let b = c.next()?;
-        Ok((a, b))
-    }
 }

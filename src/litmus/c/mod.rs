@@ -132,7 +132,7 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
             Tok::Str(_) => {
                 p.next()?;
             }
-            Tok::Ident(_) if p.lx.peek2()?.1.is_punct("=") => {
+            Tok::Ident(_) if p.peeked.peek_second(&p.lx)?.is_punct("=") => {
                 // Key=Value: skip to the end of the line.
                 p.lx.skip_ws()?;
                 p.lx.lx.bump_while(|c| c != '\n');

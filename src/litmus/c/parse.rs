@@ -95,6 +95,10 @@ impl TokenParser for Parser<'_> {
     fn peek(&self) -> Result<Token, Diagnostic> {
         self.peeked.peek(&self.lx)
     }
+
+    fn peek_is_punct(&self, p: &str) -> Result<bool, Diagnostic> {
+        self.peeked.peek_with(&self.lx, |t| t.is_punct(p))
+    }
 }
 
 impl Nesting for Parser<'_> {
@@ -133,7 +137,7 @@ impl<'a> Parser<'a> {
                 Tok::Ident(s) => table::thread_number(s),
                 _ => None,
             },
-            self.lx.peek2()?.1.is_punct(":"),
+            self.peeked.peek_second(&self.lx)?.is_punct(":"),
         ) {
             self.next()?;
             self.next()?;
@@ -423,7 +427,7 @@ impl<'a> Parser<'a> {
                     .expected("each level at most once"));
             }
             *slot = Some(n);
-            if !self.peek()?.is_punct(",") {
+            if !self.peek_is_punct(",")? {
                 break;
             }
             self.next()?;
@@ -477,7 +481,7 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.unexpected(&t, "a parameter like 'atomic_int* x'")),
             }
         }
-        while self.peek()?.is_punct("*") || self.peek()?.is_ident("const") {
+        while self.peek_is_punct("*")? || self.peek()?.is_ident("const") {
             let t = self.next()?;
             if t.is_punct("*") {
                 return Err(self
@@ -551,7 +555,7 @@ impl<'a> Parser<'a> {
         let Some(word) = t.ident().map(str::to_string) else {
             return Err(self.unexpected(&t, STMT_EXPECTED));
         };
-        let (_, second) = self.lx.peek2()?;
+        let second = self.peeked.peek_second(&self.lx)?;
         match word.as_str() {
             "if" => {
                 self.next()?;
@@ -599,19 +603,19 @@ impl<'a> Parser<'a> {
             "for" => {
                 self.next()?;
                 self.expect_punct("(", "'(' after 'for'")?;
-                let init = if self.peek()?.is_punct(";") {
+                let init = if self.peek_is_punct(";")? {
                     self.next()?;
                     Vec::new()
                 } else {
                     self.parse_simple_stmt(true)?
                 };
-                let cond = if self.peek()?.is_punct(";") {
+                let cond = if self.peek_is_punct(";")? {
                     None
                 } else {
                     Some(self.parse_expr()?)
                 };
                 self.expect_punct(";", "';' after the loop condition")?;
-                let step = if self.peek()?.is_punct(")") {
+                let step = if self.peek_is_punct(")")? {
                     Vec::new()
                 } else {
                     self.parse_simple_stmt(false)?
@@ -684,7 +688,7 @@ impl<'a> Parser<'a> {
                         .expected("an integer local like 'int r = 0'"));
                 }
                 let (name, npos) = self.expect_ident("the name of the declared variable")?;
-                if self.peek()?.is_punct("[") {
+                if self.peek_is_punct("[")? {
                     return Err(self
                         .err(npos, "unsupported declaration: local array")
                         .expected("an integer local like 'int r = 0'"));
@@ -709,7 +713,7 @@ impl<'a> Parser<'a> {
                 })
                 .collect());
         }
-        let (_, second) = self.lx.peek2()?;
+        let second = self.peeked.peek_second(&self.lx)?;
         if !word.is_empty() {
             let op = match &second.tok {
                 Tok::Punct(p @ ("=" | "+=" | "-=" | "++" | "--")) => Some(*p),
@@ -928,7 +932,7 @@ impl<'a> Parser<'a> {
                 Ok(e)
             }
             Tok::Ident(name) => {
-                if self.peek()?.is_punct("(") {
+                if self.peek_is_punct("(")? {
                     self.next()?;
                     let mut args = Vec::new();
                     if !self.eat_punct(")")? {
