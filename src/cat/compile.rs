@@ -343,6 +343,7 @@ impl Compiler {
                         slot,
                         expr: e,
                         label: text.clone(),
+                        inputs: Default::default(),
                     }));
                     return Ok(());
                 };

@@ -31,20 +31,24 @@ use std::sync::{Arc, Mutex};
 pub const TEST_EXTENSIONS: &[&str] = &["litmus", "test"];
 
 /// Expands directories (recursively, sorted) into their litmus files; files
-/// are kept as given.
+/// are kept as given, in order. The paths are looked at in parallel: a
+/// command line of many files asks the file system about each.
 pub fn collect_paths(paths: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut found = Vec::new();
-            walk(p, &mut found);
-            found.sort();
-            out.extend(found);
-        } else {
-            out.push(p.clone());
-        }
-    }
-    out
+    use rayon::prelude::*;
+    let expanded: Vec<Vec<PathBuf>> = paths
+        .par_iter()
+        .map(|p| {
+            if p.is_dir() {
+                let mut found = Vec::new();
+                walk(p, &mut found);
+                found.sort();
+                found
+            } else {
+                vec![p.clone()]
+            }
+        })
+        .collect();
+    expanded.concat()
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {

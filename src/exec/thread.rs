@@ -11,6 +11,7 @@
 
 use super::search::{PROBE_SURE_MARGIN, PROBES, next_random};
 use crate::diag::Diagnostic;
+use crate::fast_hash::FastHash;
 use crate::ir::{
     Address, BarrierKind, BinOp, CmpOp, Instr, InstrKind, LocId, Operand, Pos, RmwOp, Thread, Value,
 };
@@ -147,7 +148,7 @@ pub struct Path {
 
 /// Register values of a path, keyed by names shared by every path of the
 /// thread.
-pub type Regs = HashMap<Rc<str>, Rc<Sym>>;
+pub type Regs = HashMap<Rc<str>, Rc<Sym>, FastHash>;
 
 /// A list that grows at its end and is shared, up to their split point,
 /// by the states that split from one another: a split copies one pointer.
@@ -262,7 +263,7 @@ struct State {
     events: Chain<PathEvent>,
     constraints: Chain<Constraint>,
     ctrl: Rc<BTreeSet<usize>>,
-    back_jumps: HashMap<usize, usize>,
+    back_jumps: HashMap<usize, usize, FastHash>,
     /// The share of the whole path tree below this state.
     share: f64,
 }
@@ -370,7 +371,7 @@ fn enumerate(
         })
         .collect();
     // Register names, allocated once and shared by every path's map.
-    let mut names: HashMap<String, Rc<str>> = HashMap::new();
+    let mut names: HashMap<String, Rc<str>, FastHash> = HashMap::default();
     let mut name = |r: &str| -> Rc<str> {
         if let Some(n) = names.get(r) {
             return n.clone();
@@ -390,7 +391,7 @@ fn enumerate(
         events: Chain::default(),
         constraints: Chain::default(),
         ctrl: Rc::default(),
-        back_jumps: HashMap::new(),
+        back_jumps: HashMap::default(),
         share: 1.0,
     }];
     let err = |ins: &Instr, msg: String| Diagnostic::new(file, ins.pos, msg);

@@ -26,6 +26,7 @@ pub use program::*;
 use super::Environment;
 use super::ast::{BinOp, CheckMode, Error, Loc, Test, UnOp};
 use super::{CheckKind, Failure};
+use crate::fast_hash::FastHash;
 use crate::rel::{BitSet, Relation};
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -86,8 +87,8 @@ pub struct State<'e> {
 pub struct WithSources {
     /// Per statement (its set's place and variable): the non-static names
     /// its set reads, or `None` when it is not kept.
-    inputs: std::collections::HashMap<(Loc, usize), Option<Vec<String>>>,
-    values: std::collections::HashMap<(Loc, usize, Vec<u64>), Vec<Value>>,
+    inputs: std::collections::HashMap<(Loc, usize), Option<Vec<String>>, FastHash>,
+    values: std::collections::HashMap<(Loc, usize, Vec<u64>), Vec<Value>, FastHash>,
 }
 
 /// Sets [`WithSources`] keeps before it starts again.
@@ -105,10 +106,13 @@ impl WithSources {
             .inputs
             .entry((w.expr.loc, w.slot))
             .or_insert_with(|| {
-                let ix = prog.expr_inputs(&w.expr)?;
+                let ix = w
+                    .inputs
+                    .get_or_init(|| prog.expr_inputs(&w.expr))
+                    .as_ref()?;
                 Some(
-                    ix.into_iter()
-                        .map(|i| prog.env_names[i].name.clone())
+                    ix.iter()
+                        .map(|&i| prog.env_names[i].name.clone())
                         .filter(|n| !st.env.is_static(n))
                         .collect(),
                 )

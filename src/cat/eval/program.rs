@@ -283,6 +283,9 @@ pub struct CWithFrom {
     pub slot: usize,
     pub expr: CExpr,
     pub label: String,
+    /// The environment names `expr` reads ([`Program::expr_inputs`]),
+    /// found on first use: every skeleton of every test asks.
+    pub inputs: std::sync::OnceLock<Option<Vec<usize>>>,
 }
 
 /// A compiled `with x from linearisations(set, rel)`.
