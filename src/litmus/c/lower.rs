@@ -64,9 +64,13 @@ pub(super) struct Gen<'t> {
     pub(super) facts: &'t mut LocFacts,
     /// Registers holding a computed array element address → the array.
     pub(super) reg_base: HashMap<Reg, LocId>,
-    /// Position and text of the statement being compiled.
+    /// Position and source span of the statement being compiled, and its
+    /// text with blanks squashed, made when its first instruction is
+    /// emitted (a compound statement's span holds its whole body, and
+    /// most of its nested statements emit nothing themselves).
     pub(super) pos: Pos,
-    pub(super) text: String,
+    pub(super) span: (usize, usize),
+    pub(super) text: Option<String>,
     /// The thread's own labels (`L:`), where each is defined.
     pub(super) user_labels: HashMap<String, Pos>,
     /// Each `goto L` (and `if (c) goto L`) of the thread, for the check
@@ -124,13 +128,18 @@ impl Gen<'_> {
     }
 
     fn emit(&mut self, kind: InstrKind, tags: Vec<&str>) {
+        let (src, (from, to)) = (self.src, self.span);
+        let text = self
+            .text
+            .get_or_insert_with(|| squash(&src[from..to.min(src.len())]))
+            .clone();
         let mut all = vec!["C".to_string()];
         all.extend(tags.into_iter().map(str::to_string));
         self.code.push(Instr {
             kind,
             tags: all,
             pos: self.pos,
-            text: self.text.clone(),
+            text,
         });
     }
 
@@ -140,7 +149,8 @@ impl Gen<'_> {
 
     fn set_stmt(&mut self, pos: Pos, span: (usize, usize)) {
         self.pos = pos;
-        self.text = squash(&self.src[span.0..span.1.min(self.src.len())]);
+        self.span = span;
+        self.text = None;
     }
 
     pub(super) fn block(&mut self, stmts: &[Stmt]) -> Result<(), Diagnostic> {
@@ -740,7 +750,7 @@ impl Gen<'_> {
         dst: Option<&str>,
     ) -> Result<Option<Operand>, Diagnostic> {
         // The text of the call itself for its instructions.
-        let saved = (self.pos, self.text.clone());
+        let saved = (self.pos, self.span, self.text.clone());
         let (base, explicit) = match name.strip_suffix("_explicit") {
             Some(b) => (b, true),
             None => (name, false),
@@ -978,8 +988,7 @@ impl Gen<'_> {
                     ));
             }
         }
-        self.pos = saved.0;
-        self.text = saved.1;
+        (self.pos, self.span, self.text) = saved;
         Ok(result)
     }
 }

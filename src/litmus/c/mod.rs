@@ -187,7 +187,8 @@ pub fn parse(lx: Lexer<'_>, arch_name: &str) -> Result<Test, Diagnostic> {
             facts: &mut facts,
             reg_base: HashMap::new(),
             pos: ts.pos,
-            text: String::new(),
+            span: (0, 0),
+            text: None,
             user_labels: HashMap::new(),
             jumps: Vec::new(),
         };
