@@ -318,11 +318,31 @@ impl<'a> Skeleton<'a> {
         // Levels that group the threads alike (every level no thread is
         // placed in) share one relation.
         let nthreads = paths.len();
-        let inits: Vec<usize> = (0..n).filter(|&e| events[e].thread.is_none()).collect();
+        let mut iw = BitSet::new(n);
+        for e in (0..n).filter(|&e| events[e].thread.is_none()) {
+            iw.insert(e);
+        }
+        let all = BitSet::full(n);
+        // Init writes are in every instance of every level.
+        let mut with_inits = Relation::cartesian(&iw, &all);
+        with_inits.union_with(&Relation::cartesian(&all, &iw));
         let mut built: Vec<(Vec<bool>, &'a str)> = Vec::new();
         for level in levels {
+            // A level no thread is placed in groups each thread alone.
+            let placed = level == "sys"
+                || test
+                    .threads
+                    .iter()
+                    .any(|t| t.placement.iter().any(|s| s.level == level));
             let shared: Vec<bool> = (0..nthreads * nthreads)
-                .map(|k| same_thread_instance(test, k / nthreads, k % nthreads, level))
+                .map(|k| {
+                    let (ta, tb) = (k / nthreads, k % nthreads);
+                    if placed {
+                        same_thread_instance(test, ta, tb, level)
+                    } else {
+                        ta == tb
+                    }
+                })
                 .collect();
             if let Some((_, like)) = built.iter().find(|(s, _)| *s == shared)
                 && let Some(r) = rels.get(like).cloned()
@@ -330,26 +350,27 @@ impl<'a> Skeleton<'a> {
                 rels.insert(level, r);
                 continue;
             }
-            let mut r = Relation::new(n);
-            for ta in 0..nthreads {
-                let a_events = base[ta]..base[ta] + paths[ta].events.len();
-                for tb in 0..nthreads {
-                    if !shared[ta * nthreads + tb] {
-                        continue;
-                    }
-                    for a in a_events.clone() {
-                        for b in base[tb]..base[tb] + paths[tb].events.len() {
-                            r.add(a, b);
+            let r = if shared.iter().all(|&s| s) {
+                Relation::full(n)
+            } else if !placed && let Some(int) = rels.get("int") {
+                int.union(&with_inits)
+            } else {
+                let mut r = with_inits.clone();
+                for ta in 0..nthreads {
+                    let a_events = base[ta]..base[ta] + paths[ta].events.len();
+                    for tb in 0..nthreads {
+                        if !shared[ta * nthreads + tb] {
+                            continue;
+                        }
+                        for a in a_events.clone() {
+                            for b in base[tb]..base[tb] + paths[tb].events.len() {
+                                r.add(a, b);
+                            }
                         }
                     }
                 }
-            }
-            for &i in &inits {
-                for e in 0..n {
-                    r.add(i, e);
-                    r.add(e, i);
-                }
-            }
+                r
+            };
             rels.insert(level, r);
             built.push((shared, level));
         }
