@@ -225,42 +225,37 @@ impl<L: Relex> Lookahead<L> {
         lx.lex()
     }
 
-    /// What `f` says of the next token from `lx`, without advancing `lx`
-    /// or copying the token.
-    pub fn peek_with<R>(&self, lx: &L, f: impl FnOnce(&L::Token) -> R) -> Result<R, L::Error> {
-        if let Some((before, tok, _)) = &*self.last.borrow()
+    /// What `f` says of the next token from `lx` and of the lexer state
+    /// after it, without advancing `lx` or copying the token: the one
+    /// place that reads and fills the cache for the peeks below.
+    fn cached<R>(&self, lx: &L, f: impl FnOnce(&L::Token, &L) -> R) -> Result<R, L::Error> {
+        if let Some((before, tok, after)) = &*self.last.borrow()
             && before.same_state(lx)
         {
-            return Ok(f(tok));
+            return Ok(f(tok, after));
         }
         let mut after = *lx;
         let tok = after.lex()?;
-        let r = f(&tok);
+        let r = f(&tok, &after);
         *self.last.borrow_mut() = Some((*lx, tok, after));
         Ok(r)
+    }
+
+    /// What `f` says of the next token from `lx`, without advancing `lx`
+    /// or copying the token.
+    pub fn peek_with<R>(&self, lx: &L, f: impl FnOnce(&L::Token) -> R) -> Result<R, L::Error> {
+        self.cached(lx, |tok, _| f(tok))
     }
 
     /// The token after the next one from `lx`, without advancing it (the
     /// next one is lexed once, as for [`Lookahead::peek`]).
     pub fn peek_second(&self, lx: &L) -> Result<L::Token, L::Error> {
-        self.peek_with(lx, |_| ())?;
-        let mut after = match &*self.last.borrow() {
-            Some((_, _, after)) => *after,
-            None => *lx,
-        };
+        let mut after = self.cached(lx, |_, after| *after)?;
         after.lex()
     }
 
     /// The next token from `lx`, without advancing it.
     pub fn peek(&self, lx: &L) -> Result<L::Token, L::Error> {
-        if let Some((before, tok, _)) = &*self.last.borrow()
-            && before.same_state(lx)
-        {
-            return Ok(tok.clone());
-        }
-        let mut after = *lx;
-        let tok = after.lex()?;
-        *self.last.borrow_mut() = Some((*lx, tok.clone(), after));
-        Ok(tok)
+        self.cached(lx, |tok, _| tok.clone())
     }
 }

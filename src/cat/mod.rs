@@ -219,19 +219,6 @@ impl ReadsMemo {
     }
 }
 
-/// A copy starts empty, as [`CoMemo`].
-impl Clone for ReadsMemo {
-    fn clone(&self) -> Self {
-        ReadsMemo::default()
-    }
-}
-
-impl fmt::Debug for ReadsMemo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ReadsMemo")
-    }
-}
-
 /// The environment names the `co` set reads (made on first use) and the
 /// answers given per their values.
 #[derive(Default)]
@@ -241,19 +228,26 @@ struct CoMemo {
         std::sync::Mutex<std::collections::HashMap<Vec<u64>, bool, crate::fast_hash::FastHash>>,
 }
 
-/// A copy starts empty: a copied model may be changed (restricted, made
-/// native) before it is used.
-impl Clone for CoMemo {
-    fn clone(&self) -> Self {
-        CoMemo::default()
-    }
+/// Clone and Debug for a model's memos: a copy starts empty (a copied
+/// model may be changed, restricted or made native, before it is used),
+/// and a memo prints as its name.
+macro_rules! memo_starts_empty_when_copied {
+    ($($memo:ident),*) => {$(
+        impl Clone for $memo {
+            fn clone(&self) -> Self {
+                $memo::default()
+            }
+        }
+
+        impl fmt::Debug for $memo {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(stringify!($memo))
+            }
+        }
+    )*};
 }
 
-impl fmt::Debug for CoMemo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("CoMemo")
-    }
-}
+memo_starts_empty_when_copied!(CoMemo, ReadsMemo);
 
 /// Answers [`CoMemo`] keeps before it starts again.
 const CO_MEMO_LIMIT: usize = 4096;

@@ -318,14 +318,12 @@ impl<'a> Skeleton<'a> {
         // Levels that group the threads alike (every level no thread is
         // placed in) share one relation.
         let nthreads = paths.len();
-        let mut iw = BitSet::new(n);
-        for e in (0..n).filter(|&e| events[e].thread.is_none()) {
-            iw.insert(e);
-        }
         let all = BitSet::full(n);
-        // Init writes are in every instance of every level.
-        let mut with_inits = Relation::cartesian(&iw, &all);
-        with_inits.union_with(&Relation::cartesian(&all, &iw));
+        // Init writes (the set `IW` built above) are in every instance of
+        // every level.
+        let iw = &sets["IW"];
+        let mut with_inits = Relation::cartesian(iw, &all);
+        with_inits.union_with(&Relation::cartesian(&all, iw));
         let mut built: Vec<(Vec<bool>, &'a str)> = Vec::new();
         for level in levels {
             // A level no thread is placed in groups each thread alone.
@@ -350,9 +348,14 @@ impl<'a> Skeleton<'a> {
                 rels.insert(level, r);
                 continue;
             }
+            let alone = shared
+                .iter()
+                .enumerate()
+                .all(|(k, &s)| s == (k / nthreads == k % nthreads));
             let r = if shared.iter().all(|&s| s) {
                 Relation::full(n)
-            } else if !placed && let Some(int) = rels.get("int") {
+            } else if alone && let Some(int) = rels.get("int") {
+                // Each thread in an instance of its own.
                 int.union(&with_inits)
             } else {
                 let mut r = with_inits.clone();
