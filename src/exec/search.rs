@@ -7,6 +7,11 @@
 
 use super::*;
 
+/// The final value of each register among a test's observed terms, in the
+/// observed terms' order (0 at the other terms' places), worked out once
+/// per reads-from choice.
+type FinalRegs = Vec<Value>;
+
 /// The reads-from search may visit this many partial choices per allowed
 /// candidate before it counts as runaway.
 const RF_NODES_PER_CANDIDATE: u64 = 10;
@@ -121,7 +126,7 @@ pub(super) struct RfSearch<'s, 'a> {
 /// What a complete candidate needs beyond `rf` and `co`.
 struct Judged<'j> {
     bar: &'j Relation,
-    regs: &'j BTreeMap<(usize, String), Value>,
+    regs: &'j FinalRegs,
     vals: &'j [Option<Value>],
 }
 
@@ -626,7 +631,7 @@ impl RfSearch<'_, '_> {
         &mut self,
         bar: &Relation,
         vals: &[Option<Value>],
-        regs: &BTreeMap<(usize, String), Value>,
+        regs: &FinalRegs,
     ) -> Result<(), CheckError> {
         let skel = self.skel;
         let lasts: Vec<&[usize]> = skel.writes_by_loc.iter().map(Vec::as_slice).collect();
@@ -872,7 +877,7 @@ impl RfSearch<'_, '_> {
         &mut self,
         rf: &crate::rel::Relation,
         bar: &crate::rel::Relation,
-        regs: &BTreeMap<(usize, String), Value>,
+        regs: &FinalRegs,
         vals: &[Option<Value>],
     ) -> Result<(), CheckError> {
         let skel = self.skel;
@@ -986,7 +991,7 @@ impl RfSearch<'_, '_> {
     /// fixed by `rf`.
     fn all_states_skipped(
         &self,
-        regs: &BTreeMap<(usize, String), Value>,
+        regs: &FinalRegs,
         vals: &[Option<Value>],
         lasts: &[&[usize]],
     ) -> bool {
@@ -1022,10 +1027,13 @@ impl RfSearch<'_, '_> {
     }
 
     /// Final register values per thread (only the observed ones).
-    fn final_registers(&self) -> BTreeMap<(usize, String), Value> {
-        let mut out = BTreeMap::new();
-        for term in self.observed {
-            if let Term::Reg { thread, reg } = term {
+    fn final_registers(&self) -> FinalRegs {
+        self.observed
+            .iter()
+            .map(|term| {
+                let Term::Reg { thread, reg } = term else {
+                    return Value::Int(0);
+                };
                 let v =
                     match self
                         .skel
@@ -1041,10 +1049,9 @@ impl RfSearch<'_, '_> {
                             _ => None,
                         },
                     };
-                out.insert((*thread, reg.clone()), v.unwrap_or(Value::Int(0)));
-            }
-        }
-        out
+                v.unwrap_or(Value::Int(0))
+            })
+            .collect()
     }
 
     /// The final state of a candidate (per location, its writes in `co`
@@ -1053,7 +1060,7 @@ impl RfSearch<'_, '_> {
     /// for `forall`).
     fn judge_state(
         &self,
-        regs: &BTreeMap<(usize, String), Value>,
+        regs: &FinalRegs,
         orders: &[&Vec<usize>],
         vals: &[Option<Value>],
     ) -> (Vec<Value>, bool, bool) {
@@ -1071,17 +1078,15 @@ impl RfSearch<'_, '_> {
 
     fn final_state(
         &self,
-        regs: &BTreeMap<(usize, String), Value>,
+        regs: &FinalRegs,
         orders: &[&Vec<usize>],
         vals: &[Option<Value>],
     ) -> Vec<Value> {
         self.observed
             .iter()
-            .map(|t| match t {
-                Term::Reg { thread, reg } => regs
-                    .get(&(*thread, reg.clone()))
-                    .copied()
-                    .unwrap_or(Value::Int(0)),
+            .zip(regs)
+            .map(|(t, &r)| match t {
+                Term::Reg { .. } => r,
                 Term::Loc(l) => {
                     let p = self.skel.test.physical(*l);
                     match orders[p].last() {

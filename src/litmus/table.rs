@@ -502,14 +502,17 @@ fn parse_row(p: &mut Parser<'_>, ncols: Option<usize>) -> Result<(Vec<Cell>, Pos
     let mut cur: Vec<Token> = Vec::new();
     let mut last_end: Option<(Pos, usize)> = None;
     loop {
-        let t = p.peek()?;
-        if t.is_eof() {
+        // Looked at without a copy of the token (the row's tokens are many).
+        let (eof, pos, ends) = p
+            .peeked
+            .peek_with(&p.lx, |t| (t.is_eof(), t.pos, ends_table(t)))?;
+        if eof {
             return Err(if ncols.is_none() {
-                p.err(t.pos, "unexpected end of file in the thread table header")
+                p.err(pos, "unexpected end of file in the thread table header")
                     .expected("'|' or ';'")
             } else {
                 p.err(
-                    t.pos,
+                    pos,
                     format!(
                         "unexpected end of file in a thread table row (the row starts at {row_pos})"
                     ),
@@ -521,8 +524,8 @@ fn parse_row(p: &mut Parser<'_>, ncols: Option<usize>) -> Result<(Vec<Cell>, Pos
         }
         // A condition keyword on a new line means the row lacks its ';'.
         if let Some((prev_pos, prev_len)) = last_end
-            && t.pos.line > prev_pos.line
-            && ends_table(&t)
+            && pos.line > prev_pos.line
+            && ends
         {
             let at = Pos {
                 line: prev_pos.line,
@@ -532,7 +535,7 @@ fn parse_row(p: &mut Parser<'_>, ncols: Option<usize>) -> Result<(Vec<Cell>, Pos
                 .err(at, "missing ';' at the end of the thread table row")
                 .expected("'|' or ';'"));
         }
-        p.next()?;
+        let t = p.next()?;
         last_end = Some((t.pos, p.lx.src()[t.start..t.end].chars().count()));
         if t.is_punct("|") || t.is_punct(";") {
             cells.push(Cell {

@@ -15,10 +15,10 @@ use super::format::Mapping;
 use crate::driver::ModelCache;
 use crate::ir::{CmpOp, InstrKind, Prop, Quantifier, Term, Test, Value};
 use crate::verdict::{CheckOptions, CheckResult, ExecutionView};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 /// A set of final states (values in observed order).
-pub type StateSet = HashSet<Vec<Value>>;
+pub use crate::verdict::StateSet;
 
 /// The verdict on one test.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -405,14 +405,14 @@ fn bounded(
     bound: &StateSet,
 ) -> Result<(Report, Option<StateSet>), String> {
     if bound.is_empty() {
-        return Ok((sound_by_sc(report, sc), Some(StateSet::new())));
+        return Ok((sound_by_sc(report, sc), Some(StateSet::default())));
     }
     let allowed = source_allows(m, &mut report, cache, opts, names, bound)?;
     if !report.undefined_flags.is_empty() {
         return Ok((report, None));
     }
     let forbidden: StateSet = bound.difference(&allowed).cloned().collect();
-    let mut reached: StateSet = StateSet::new();
+    let mut reached: StateSet = StateSet::default();
     if !forbidden.is_empty() {
         let compiled = (target.compile)(&report.source)?;
         reached = target_run(&compiled, target.model, cache, opts, names, forbidden, true)?
@@ -544,7 +544,7 @@ fn filtered(
     test: &Test,
     names: &[String],
     rename: &dyn Fn(&str) -> String,
-    states: HashSet<Vec<Value>>,
+    states: StateSet,
     only: bool,
 ) -> CheckOptions {
     let observed: Vec<String> = crate::ir::outcome::observed_terms(test)

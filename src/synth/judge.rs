@@ -175,6 +175,33 @@ impl<'a> Judge<'a> {
         })
     }
 
+    /// Memo entries past which a dropped judge frees its memos on a
+    /// thread of its own (a search of 7 events leaves hundreds of
+    /// thousands of programs there, a twentieth of its time to free one
+    /// by one; a command that ends meanwhile does not wait for it).
+    const FREE_ASIDE: usize = 10_000;
+}
+
+impl Drop for Judge<'_> {
+    fn drop(&mut self) {
+        fn take<V>(m: &mut Mutex<Memo<V>>) -> Memo<V> {
+            std::mem::take(m.get_mut().unwrap_or_else(|e| e.into_inner()))
+        }
+        let memos = (
+            take(&mut self.memo),
+            take(&mut self.sc_memo),
+            take(&mut self.canon_memo),
+        );
+        if memos.0.len() + memos.1.len() + memos.2.len() > Self::FREE_ASIDE {
+            // Freed inline when no thread can be started.
+            let _ = std::thread::Builder::new()
+                .name("litmix-free".into())
+                .spawn(move || drop(memos));
+        }
+    }
+}
+
+impl<'a> Judge<'a> {
     /// Programs judged: distinct programs judged in full (the same
     /// whatever the thread count; a program two workers judge at once is
     /// run twice but counted once), and programs judged on some outcomes
@@ -300,7 +327,7 @@ impl<'a> Judge<'a> {
         {
             return Ok(());
         }
-        let states: std::collections::HashSet<Vec<Value>> = wanted
+        let states: crate::verdict::StateSet = wanted
             .iter()
             .map(|c| c.iter().map(|&(_, v)| Value::Int(v as i64)).collect())
             .collect();
@@ -341,12 +368,11 @@ impl<'a> Judge<'a> {
     fn run(
         &self,
         p: &SProgram,
-        only: Option<(&[STerm], std::collections::HashSet<Vec<Value>>)>,
+        only: Option<(&[STerm], crate::verdict::StateSet)>,
     ) -> Result<Judged, String> {
         self.runs.fetch_add(1, Ordering::Relaxed);
         let terms = p.terms(self.vocab);
-        let observe: Cond = terms.iter().map(|&t| (t, 0)).collect();
-        let parsed = printed_and_parsed(self.vocab, p, &observe)?;
+        let parsed = printed_and_parsed(self.vocab, p)?;
         let (text, test) = &*parsed;
         let filtered;
         let opts = match only {
@@ -415,32 +441,38 @@ impl<'a> Judge<'a> {
     }
 }
 
+/// A program's printed text and the test parsed back from it.
+type Parsed = std::rc::Rc<(String, Test)>;
+
 thread_local! {
-    /// The test this thread parsed back last, with its text: a
+    /// The program this thread printed and parsed back last (with its
+    /// vocabulary's [`Vocab::uid`]), and its text and test: a
     /// distinguishing search judges each program under two models, one
-    /// right after the other, and the second reuses the first's parse of
-    /// the same text.
-    static LAST_PARSED: std::cell::RefCell<Option<std::rc::Rc<(String, Test)>>> =
+    /// right after the other, and the second reuses the first's print and
+    /// parse.
+    static LAST_PARSED: std::cell::RefCell<Option<(u64, SProgram, Parsed)>> =
         const { std::cell::RefCell::new(None) };
 }
 
-/// `p` printed with the condition `observe` (its terms, each at 0) and
-/// parsed back by litmix's front end; a text this thread parsed last is
-/// not parsed again.
-fn printed_and_parsed(
-    vocab: &Vocab,
-    p: &SProgram,
-    observe: &Cond,
-) -> Result<std::rc::Rc<(String, Test)>, String> {
-    let text = print(vocab, p, observe, "synth", "");
-    let hit = LAST_PARSED.with(|l| l.borrow().as_ref().filter(|t| t.0 == text).cloned());
+/// `p` printed with the condition observing its terms (each at 0) and
+/// parsed back by litmix's front end; the program this thread parsed last
+/// is not printed or parsed again.
+fn printed_and_parsed(vocab: &Vocab, p: &SProgram) -> Result<Parsed, String> {
+    let hit = LAST_PARSED.with(|l| {
+        l.borrow()
+            .as_ref()
+            .filter(|(uid, q, _)| *uid == vocab.uid && q == p)
+            .map(|(_, _, t)| t.clone())
+    });
     if let Some(t) = hit {
         return Ok(t);
     }
+    let observe: Cond = p.terms(vocab).iter().map(|&t| (t, 0)).collect();
+    let text = print(vocab, p, &observe, "synth", "");
     let test = crate::litmus::parse_str("synth.litmus", &text)
         .map_err(|d| format!("printed test does not parse back: {}\n{text}", d.render()))?;
     let t = std::rc::Rc::new((text, test));
-    LAST_PARSED.with(|l| *l.borrow_mut() = Some(t.clone()));
+    LAST_PARSED.with(|l| *l.borrow_mut() = Some((vocab.uid, p.clone(), t.clone())));
     Ok(t)
 }
 

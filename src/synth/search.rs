@@ -618,6 +618,101 @@ struct Ctx<'a, 'm> {
     counts: &'a mut Counts,
 }
 
+/// The removals of one program (each thread's each operation, in
+/// [`weakenings_of`]'s order), each prepared under every judge on first
+/// need: they do not depend on the outcome, only their conditions do.
+struct Removals<'p> {
+    p: &'p SProgram,
+    at: Vec<(usize, usize)>,
+    prepared: Vec<Option<Vec<Prepared>>>,
+}
+
+impl<'p> Removals<'p> {
+    fn new(p: &'p SProgram) -> Self {
+        let at: Vec<(usize, usize)> = p
+            .threads
+            .iter()
+            .enumerate()
+            .flat_map(|(t, th)| (0..th.ops.len()).map(move |i| (t, i)))
+            .collect();
+        let prepared = at.iter().map(|_| None).collect();
+        Removals { p, at, prepared }
+    }
+
+    fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    /// Whether removal `k` classifies outcome `c` of the program as
+    /// `Some(dir)` (keeps it forbidden, or distinguishing the same way).
+    fn blocks(&mut self, cx: &Ctx<'_, '_>, c: &Cond, k: usize, dir: bool) -> Result<bool, String> {
+        let (t, i) = self.at[k];
+        if self.prepared[k].is_none() {
+            self.prepared[k] = Some(prepare_all(
+                cx.judges,
+                &removed_program(self.p, t, i),
+                false,
+            )?);
+        }
+        let cond = removed_cond(cx.vocab, self.p, c, t, i);
+        let preps = self.prepared[k].as_deref().unwrap_or(&[]);
+        Ok(classify_prepared(cx.mode, preps, &cond)? == Some(dir))
+    }
+
+    /// The first removal that classifies `c` as `Some(dir)`, if any.
+    fn first_blocking(
+        &mut self,
+        cx: &Ctx<'_, '_>,
+        c: &Cond,
+        dir: bool,
+    ) -> Result<Option<usize>, String> {
+        for k in 0..self.len() {
+            if self.blocks(cx, c, k, dir)? {
+                return Ok(Some(k));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// The strongest-program cut for `p`: takes out of `maybe` each outcome
+/// every judge allows in the strongest program above `p` (same values and
+/// registers, so the same condition), judged once per shape and kept in
+/// `cx.top_judged`.
+fn strongest_program_cut(
+    cx: &mut Ctx<'_, '_>,
+    p: &SProgram,
+    outcomes: &[Cond],
+    maybe: &mut [u64],
+) -> Result<(), String> {
+    if !cx.top_cut || !lattice::any(maybe) {
+        return Ok(());
+    }
+    let Some(top) = strongest_above(cx.vocab, p) else {
+        return Ok(());
+    };
+    let tj = match cx.top_judged.iter().find(|(q, _)| *q == top) {
+        Some((_, j)) => j.clone(),
+        None => {
+            let j = cx
+                .judges
+                .iter()
+                .map(|j| j.judge(&top))
+                .collect::<Result<Vec<_>, _>>()?;
+            cx.top_judged.push((top.clone(), j.clone()));
+            j
+        }
+    };
+    debug_assert_eq!(top.terms(cx.vocab), p.terms(cx.vocab));
+    for (ci, c) in outcomes.iter().enumerate() {
+        if lattice::has(maybe, ci) && tj.iter().all(|j| j.allows(c)) {
+            cx.counts.cut += 1;
+            lattice::remove(maybe, ci);
+        }
+    }
+    Ok(())
+}
+
 /// Classifies the outcomes of canonical program `p` that `maybe` holds
 /// (the others are allowed: reached by an interleaving, or allowed one
 /// step stronger), reporting each finding; leaves in `maybe` what some
@@ -631,86 +726,38 @@ fn search_program(
     mut blockers: Option<&mut [u8]>,
     report: &mut dyn FnMut(Found),
 ) -> Result<(), String> {
-    let (vocab, mode, judges) = (cx.vocab, cx.mode, cx.judges);
-    let top = if cx.top_cut {
-        strongest_above(vocab, p)
-    } else {
-        None
-    };
-    let tj: Option<Vec<Arc<Judged>>> = match &top {
-        Some(t) if lattice::any(maybe) => Some(match cx.top_judged.iter().find(|(q, _)| q == t) {
-            Some((_, j)) => j.clone(),
-            None => {
-                let j = judges
-                    .iter()
-                    .map(|j| j.judge(t))
-                    .collect::<Result<Vec<_>, _>>()?;
-                cx.top_judged.push((t.clone(), j.clone()));
-                j
-            }
-        }),
-        _ => None,
-    };
-    let mut prepared: Option<Vec<Prepared>> = None;
-    // Each removal (thread, operation), in `weakenings_of`'s order, and
-    // its program once prepared.
-    let removal_at: Vec<(usize, usize)> = p
-        .threads
-        .iter()
-        .enumerate()
-        .flat_map(|(t, th)| (0..th.ops.len()).map(move |i| (t, i)))
-        .collect();
-    let mut removals: Vec<Option<Vec<Prepared>>> = removal_at.iter().map(|_| None).collect();
-    for (ci, c) in outcomes.iter().enumerate() {
+    for ci in 0..outcomes.len() {
         if !lattice::has(maybe, ci) {
             // An interleaving reaches it, or a stronger filling allows it.
             cx.counts.cut += 1;
+        }
+    }
+    strongest_program_cut(cx, p, outcomes, maybe)?;
+    if !lattice::any(maybe) {
+        return Ok(());
+    }
+    let (mode, judges) = (cx.mode, cx.judges);
+    let mut prepared: Option<Vec<Prepared>> = None;
+    let mut removals = Removals::new(p);
+    for (ci, c) in outcomes.iter().enumerate() {
+        if !lattice::has(maybe, ci) {
             continue;
         }
-        if let (Some(t), Some(tj)) = (&top, &tj) {
-            // Same values and registers: the strongest program's outcome
-            // is the same condition.
-            debug_assert_eq!(t.terms(vocab), p.terms(vocab));
-            if tj.iter().all(|j| j.allows(c)) {
-                cx.counts.cut += 1;
-                lattice::remove(maybe, ci);
-                continue;
-            }
-        }
-        // The removals' programs do not depend on the outcome: each is
-        // prepared once per program, on first need (and `p` itself
-        // likewise), and only its condition is built per outcome.
-        let mut blocked = |k: usize, dir: bool| -> Result<bool, String> {
-            let (t, i) = removal_at[k];
-            if removals[k].is_none() {
-                removals[k] = Some(prepare_all(judges, &removed_program(p, t, i), false)?);
-            }
-            let cond = removed_cond(vocab, p, c, t, i);
-            let preps = removals[k].as_deref().unwrap_or(&[]);
-            Ok(classify_prepared(mode, preps, &cond)? == Some(dir))
-        };
-        let n_removals = if cx.minimality { removal_at.len() } else { 0 };
         // Synthesis: a removal that stays forbidden rules the outcome out
         // before the program itself is judged.
         let synth = matches!(mode, Mode::Synth { .. });
         let mut removal_checked = false;
-        if synth {
+        if synth && cx.minimality {
             let known = blockers
                 .as_deref()
                 .is_some_and(|b| b[ci] != lattice::NO_BLOCKER);
-            let mut out = known;
-            if !known {
-                for k in 0..n_removals {
-                    if blocked(k, false)? {
-                        if let Some(b) = blockers.as_deref_mut() {
-                            b[ci] = k as u8;
-                        }
-                        out = true;
-                        break;
-                    }
-                }
+            if known {
+                continue;
             }
-            if out {
+            if let Some(k) = removals.first_blocking(cx, c, false)? {
+                if let Some(b) = blockers.as_deref_mut() {
+                    b[ci] = k as u8;
+                }
                 continue;
             }
             removal_checked = true;
@@ -719,12 +766,7 @@ fn search_program(
             // Judged on the outcomes still in question only (those before
             // this one that stayed are asked about at the end).
             let preps = prepare_all(judges, p, cx.prune)?;
-            let wanted: Vec<&Cond> = outcomes
-                .iter()
-                .enumerate()
-                .filter(|&(k, _)| lattice::has(maybe, k))
-                .map(|(_, c)| c)
-                .collect();
+            let wanted = in_question(outcomes, maybe);
             for (j, prep) in judges.iter().zip(&preps) {
                 j.restrict(prep, &wanted)?;
             }
@@ -733,47 +775,10 @@ fn search_program(
         let Some(dir) = classify_prepared(mode, prepared.as_deref().unwrap_or(&[]), c)? else {
             continue;
         };
-        let mut minimal = true;
-        if !removal_checked {
-            for k in 0..n_removals {
-                if blocked(k, dir)? {
-                    minimal = false;
-                    break;
-                }
-            }
-        }
-        if !minimal {
+        if cx.minimality && !removal_checked && removals.first_blocking(cx, c, dir)?.is_some() {
             continue;
         }
-        // Found: forbidden (or distinguishing), every removal allowed.
-        cx.counts.found += 1;
-        let others = if cx.minimality {
-            weakenings_of(vocab, p, c, cx.places, false, true)
-        } else {
-            Vec::new()
-        };
-        for w in &others {
-            if classify(mode, &w.program, &w.cond)? == Some(dir) {
-                minimal = false;
-                break;
-            }
-        }
-        if minimal {
-            let racy = judges
-                .iter()
-                .map(|j| j.judge(p).map(|r| r.flagged))
-                .collect::<Result<Vec<_>, _>>()?
-                .into_iter()
-                .any(|f| f);
-            report(Found {
-                events: p.events(vocab),
-                program: p.clone(),
-                cond: c.clone(),
-                a_allows: dir,
-                racy,
-                order: (0, 0, ci),
-            });
-        }
+        found(cx, p, c, ci, dir, report)?;
     }
     // Judged: keep only what some judge forbids.
     if let Some(preps) = &prepared {
@@ -783,6 +788,53 @@ fn search_program(
             }
         }
     }
+    Ok(())
+}
+
+/// The outcomes `maybe` holds.
+fn in_question<'c>(outcomes: &'c [Cond], maybe: &[u64]) -> Vec<&'c Cond> {
+    outcomes
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| lattice::has(maybe, k))
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// Outcome `c` (number `ci`) of `p` classifies as `Some(dir)` and no
+/// removal classifies it so: counted as found, and reported when no other
+/// one-step weakening classifies it so either.
+fn found(
+    cx: &mut Ctx<'_, '_>,
+    p: &SProgram,
+    c: &Cond,
+    ci: usize,
+    dir: bool,
+    report: &mut dyn FnMut(Found),
+) -> Result<(), String> {
+    cx.counts.found += 1;
+    if cx.minimality {
+        for w in &weakenings_of(cx.vocab, p, c, cx.places, false, true) {
+            if classify(cx.mode, &w.program, &w.cond)? == Some(dir) {
+                return Ok(());
+            }
+        }
+    }
+    let racy = cx
+        .judges
+        .iter()
+        .map(|j| j.judge(p).map(|r| r.flagged))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .any(|f| f);
+    report(Found {
+        events: p.events(cx.vocab),
+        program: p.clone(),
+        cond: c.clone(),
+        a_allows: dir,
+        racy,
+        order: (0, 0, ci),
+    });
     Ok(())
 }
 
@@ -811,8 +863,6 @@ pub fn search(
 ) -> Result<(Vec<Found>, Counts), String> {
     let mut found = Vec::new();
     let mut counts = Counts::default();
-    let mut failed: Option<String> = None;
-    let mut chunk: Vec<(usize, Vec<Thread>)> = Vec::with_capacity(CHUNK);
     let mut flush = |chunk: &mut Vec<(usize, Vec<Thread>)>| -> Result<(), String> {
         let results: Vec<Result<(Vec<Found>, Counts), String>> = chunk
             .par_iter()
@@ -831,20 +881,33 @@ pub fn search(
         }
         Ok(())
     };
-    for_each_shape(vocab, sp, &mut |seq, threads| {
-        chunk.push((seq, threads.to_vec()));
-        if chunk.len() == CHUNK
-            && let Err(e) = flush(&mut chunk)
-        {
-            failed = Some(e);
-            return false;
+    // The shapes are enumerated on a thread of their own, a chunk ahead
+    // of the search, so that the workers do not wait for the enumeration
+    // between chunks.
+    std::thread::scope(|scope| -> Result<(), String> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(usize, Vec<Thread>)>>(1);
+        scope.spawn(move || {
+            let mut chunk = Vec::with_capacity(CHUNK);
+            let mut open = true;
+            for_each_shape(vocab, sp, &mut |seq, threads| {
+                chunk.push((seq, threads.to_vec()));
+                if chunk.len() == CHUNK {
+                    // A closed channel: the search failed, stop.
+                    open = tx
+                        .send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)))
+                        .is_ok();
+                }
+                open
+            });
+            if open && !chunk.is_empty() {
+                let _ = tx.send(chunk);
+            }
+        });
+        for mut chunk in rx {
+            flush(&mut chunk)?;
         }
-        true
-    });
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    flush(&mut chunk)?;
+        Ok(())
+    })?;
     found.sort_by_key(|f| f.order);
     Ok((found, counts))
 }

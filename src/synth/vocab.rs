@@ -90,6 +90,9 @@ pub struct Vocab {
     /// Per entry, the length of the longest chain of `weaker` steps below
     /// it (an entry one step stronger than another is higher).
     pub heights: Vec<usize>,
+    /// A number no other vocabulary loaded by this process has (caches
+    /// keyed by programs tell vocabularies apart by it).
+    pub uid: u64,
 }
 
 /// A vocabulary error: `file:line:col: message`.
@@ -421,6 +424,10 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
         entries,
         tops,
         heights,
+        uid: {
+            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        },
     })
 }
 

@@ -11,7 +11,7 @@ mod trace;
 mod views;
 
 pub use error::CheckError;
-pub use options::{CheckOptions, Progress, StateFilter};
+pub use options::{CheckOptions, Progress, StateFilter, StateSet};
 pub use result::CheckResult;
 pub use trace::{
     ConstraintView, ItemView, OpReport, OutcomeTrace, StateView, ThreadView, TransitionView,

@@ -57,16 +57,32 @@ pub struct StateFilter {
     /// the test's observed terms ([`observed_terms`]).
     pub positions: Vec<usize>,
     /// The listed states, each giving the values at `positions`.
-    pub states: std::collections::HashSet<Vec<Value>>,
+    pub states: StateSet,
     /// `false`: the listed states are skipped; `true`: every other state is.
     pub only: bool,
 }
 
+/// A set of states (each a value per observed term). FxHash: the states
+/// are those of one test, bounded by the engine's state limit, and the
+/// filter asks about every candidate's state.
+pub type StateSet = std::collections::HashSet<Vec<Value>, crate::fast_hash::FastHash>;
+
 impl StateFilter {
     /// Whether the full observed state `state` is skipped.
     pub fn skips(&self, state: &[Value]) -> bool {
-        let key: Vec<Value> = self.positions.iter().map(|&p| state[p]).collect();
-        self.states.contains(&key) != self.only
+        // The key on the stack for states of up to 32 terms.
+        let mut stack = [Value::Int(0); 32];
+        let n = self.positions.len();
+        let contains = if n <= stack.len() {
+            for (k, &p) in stack.iter_mut().zip(&self.positions) {
+                *k = state[p];
+            }
+            self.states.contains(&stack[..n])
+        } else {
+            let key: Vec<Value> = self.positions.iter().map(|&p| state[p]).collect();
+            self.states.contains(key.as_slice())
+        };
+        contains != self.only
     }
 }
 
