@@ -30,11 +30,15 @@ pub fn observed_terms(test: &Test) -> Vec<Term> {
         }
     }
     // herd prints registers (by thread) before memory locations.
-    out.sort_by_key(|t| match t {
-        Term::Reg { thread, reg } => (0, *thread, reg.clone()),
-        Term::Loc(l) => (1, 0, test.locations[*l].name.clone()),
-        Term::Const(_) => (2, 0, String::new()),
-    });
+    // (Keys borrowed, not copied: this runs once per judgement.)
+    fn key<'t>(test: &'t Test, t: &'t Term) -> (u8, usize, &'t str) {
+        match t {
+            Term::Reg { thread, reg } => (0, *thread, reg.as_str()),
+            Term::Loc(l) => (1, 0, test.locations[*l].name.as_str()),
+            Term::Const(_) => (2, 0, ""),
+        }
+    }
+    out.sort_by(|a, b| key(test, a).cmp(&key(test, b)));
     out
 }
 

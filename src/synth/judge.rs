@@ -371,23 +371,25 @@ impl<'a> Judge<'a> {
         only: Option<(&[STerm], crate::verdict::StateSet)>,
     ) -> Result<Judged, String> {
         self.runs.fetch_add(1, Ordering::Relaxed);
-        let terms = p.terms(self.vocab);
         let parsed = printed_and_parsed(self.vocab, p)?;
-        let (text, test) = &*parsed;
+        let Parsed {
+            text,
+            test,
+            names,
+            term_of,
+        } = &*parsed;
         let filtered;
         let opts = match only {
             None => &self.opts,
             Some((wanted, states)) => {
-                let observed: Vec<String> = crate::ir::outcome::observed_terms(test)
-                    .iter()
-                    .map(|t| crate::ir::outcome::term_name(test, t))
-                    .collect();
                 let positions = wanted
                     .iter()
                     .map(|&t| {
-                        let name = term_result_name(self.vocab.dialect, t);
-                        observed.iter().position(|o| *o == name).ok_or_else(|| {
-                            format!("internal: the printed test does not observe {name}\n{text}")
+                        term_of.iter().position(|o| *o == Some(t)).ok_or_else(|| {
+                            format!(
+                                "internal: the printed test does not observe {}\n{text}",
+                                term_result_name(self.vocab.dialect, t)
+                            )
                         })
                     })
                     .collect::<Result<Vec<usize>, String>>()?;
@@ -405,14 +407,10 @@ impl<'a> Judge<'a> {
             .judge
             .check(test, opts)
             .map_err(|e| format!("{e}\n{text}"))?;
-        let want: Vec<String> = terms
-            .iter()
-            .map(|&t| term_result_name(self.vocab.dialect, t))
-            .collect();
-        if want.iter().any(|w| !result.observed.contains(w)) {
+        if result.observed != *names {
             return Err(format!(
                 "the result observes {:?}, not {:?}\n{text}",
-                result.observed, want
+                result.observed, names
             ));
         }
         let mut states: Vec<Vec<i64>> = result
@@ -428,21 +426,26 @@ impl<'a> Judge<'a> {
             })
             .collect();
         states.sort();
-        let terms = result
-            .observed
-            .iter()
-            .map(|n| want.iter().position(|w| w == n).map(|i| terms[i]))
-            .collect();
         Ok(Judged {
-            terms,
+            terms: term_of.clone(),
             states,
             flagged: !result.flags.is_empty(),
         })
     }
 }
 
-/// A program's printed text and the test parsed back from it.
-type Parsed = std::rc::Rc<(String, Test)>;
+/// A program printed and parsed back, with what every judgement of it
+/// needs of the test's observed terms.
+struct Parsed {
+    text: String,
+    test: Test,
+    /// The names of the test's observed terms, in the engine's order
+    /// ([`crate::ir::outcome::observed_terms`]): a result's `observed`.
+    names: Vec<String>,
+    /// Per observed term, the program's term it is (`None` for a name no
+    /// term of the program has).
+    term_of: Vec<Option<STerm>>,
+}
 
 thread_local! {
     /// The program this thread printed and parsed back last (with its
@@ -450,14 +453,14 @@ thread_local! {
     /// distinguishing search judges each program under two models, one
     /// right after the other, and the second reuses the first's print and
     /// parse.
-    static LAST_PARSED: std::cell::RefCell<Option<(u64, SProgram, Parsed)>> =
+    static LAST_PARSED: std::cell::RefCell<Option<(u64, SProgram, std::rc::Rc<Parsed>)>> =
         const { std::cell::RefCell::new(None) };
 }
 
 /// `p` printed with the condition observing its terms (each at 0) and
 /// parsed back by litmix's front end; the program this thread parsed last
 /// is not printed or parsed again.
-fn printed_and_parsed(vocab: &Vocab, p: &SProgram) -> Result<Parsed, String> {
+fn printed_and_parsed(vocab: &Vocab, p: &SProgram) -> Result<std::rc::Rc<Parsed>, String> {
     let hit = LAST_PARSED.with(|l| {
         l.borrow()
             .as_ref()
@@ -467,11 +470,34 @@ fn printed_and_parsed(vocab: &Vocab, p: &SProgram) -> Result<Parsed, String> {
     if let Some(t) = hit {
         return Ok(t);
     }
-    let observe: Cond = p.terms(vocab).iter().map(|&t| (t, 0)).collect();
+    let terms = p.terms(vocab);
+    let observe: Cond = terms.iter().map(|&t| (t, 0)).collect();
     let text = print(vocab, p, &observe, "synth", "");
     let test = crate::litmus::parse_str("synth.litmus", &text)
         .map_err(|d| format!("printed test does not parse back: {}\n{text}", d.render()))?;
-    let t = std::rc::Rc::new((text, test));
+    let names: Vec<String> = crate::ir::outcome::observed_terms(&test)
+        .iter()
+        .map(|t| crate::ir::outcome::term_name(&test, t))
+        .collect();
+    let want: Vec<String> = terms
+        .iter()
+        .map(|&t| term_result_name(vocab.dialect, t))
+        .collect();
+    if let Some(w) = want.iter().find(|w| !names.contains(w)) {
+        return Err(format!(
+            "internal: the printed test does not observe {w} (it observes {names:?})\n{text}"
+        ));
+    }
+    let term_of = names
+        .iter()
+        .map(|n| want.iter().position(|w| w == n).map(|i| terms[i]))
+        .collect();
+    let t = std::rc::Rc::new(Parsed {
+        text,
+        test,
+        names,
+        term_of,
+    });
     LAST_PARSED.with(|l| *l.borrow_mut() = Some((vocab.uid, p.clone(), t.clone())));
     Ok(t)
 }
