@@ -168,6 +168,11 @@ fn main() -> ExitCode {
     if !matches!(cli.command, Command::Serve(_)) {
         litmix::budget::grow_heap_in_big_steps();
     }
+    // The searches that allocate and free millions of blocks take them
+    // from mimalloc (docs/decisions.md, "mimalloc for synthesis").
+    if matches!(cli.command, Command::Synth(_) | Command::Compare(_)) {
+        litmix::small_alloc::prefer_mimalloc();
+    }
     if matches!(
         cli.command,
         Command::Serve(_) | Command::Fuzz(_) | Command::Hw(_)
