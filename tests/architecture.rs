@@ -21,7 +21,7 @@ const RULES: &[(&str, &[&str])] = &[
     // The cat engine knows no programs and no dialect.
     ("cat", &["rel", "diag", "lex_util", "fast_hash", "budget"]),
     // The verdict types sit below both engines and the reporters.
-    ("verdict", &["ir", "diag", "cat"]),
+    ("verdict", &["ir", "diag", "cat", "fast_hash"]),
     // The axiomatic engine: candidates judged by a cat model; it never
     // dispatches to a machine and knows no output format.
     (
