@@ -1026,7 +1026,7 @@ impl RfSearch<'_, '_> {
         }
     }
 
-    /// Final register values per thread (only the observed ones).
+    /// The final values of the observed registers ([`FinalRegs`]).
     fn final_registers(&self) -> FinalRegs {
         self.observed
             .iter()

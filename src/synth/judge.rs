@@ -27,6 +27,12 @@ type Memo<V> = HashMap<SProgram, V, crate::fast_hash::FastHash>;
 /// they only save work, and unbounded they held gigabytes at 7 events.
 const MEMO_LIMIT: usize = 200_000;
 
+/// Memo entries past which a dropped judge frees its memos on a thread of
+/// its own (a search of 7 events leaves hundreds of thousands of programs
+/// there, a twentieth of its time to free one by one; a command that ends
+/// meanwhile does not wait for it).
+const FREE_ASIDE: usize = 10_000;
+
 /// A program's allowed final states over all its terms.
 #[derive(Debug)]
 pub struct Judged {
@@ -175,33 +181,6 @@ impl<'a> Judge<'a> {
         })
     }
 
-    /// Memo entries past which a dropped judge frees its memos on a
-    /// thread of its own (a search of 7 events leaves hundreds of
-    /// thousands of programs there, a twentieth of its time to free one
-    /// by one; a command that ends meanwhile does not wait for it).
-    const FREE_ASIDE: usize = 10_000;
-}
-
-impl Drop for Judge<'_> {
-    fn drop(&mut self) {
-        fn take<V>(m: &mut Mutex<Memo<V>>) -> Memo<V> {
-            std::mem::take(m.get_mut().unwrap_or_else(|e| e.into_inner()))
-        }
-        let memos = (
-            take(&mut self.memo),
-            take(&mut self.sc_memo),
-            take(&mut self.canon_memo),
-        );
-        if memos.0.len() + memos.1.len() + memos.2.len() > Self::FREE_ASIDE {
-            // Freed inline when no thread can be started.
-            let _ = std::thread::Builder::new()
-                .name("litmix-free".into())
-                .spawn(move || drop(memos));
-        }
-    }
-}
-
-impl<'a> Judge<'a> {
     /// Programs judged: distinct programs judged in full (the same
     /// whatever the thread count; a program two workers judge at once is
     /// run twice but counted once), and programs judged on some outcomes
@@ -431,6 +410,25 @@ impl<'a> Judge<'a> {
             states,
             flagged: !result.flags.is_empty(),
         })
+    }
+}
+
+impl Drop for Judge<'_> {
+    fn drop(&mut self) {
+        fn take<V>(m: &mut Mutex<Memo<V>>) -> Memo<V> {
+            std::mem::take(m.get_mut().unwrap_or_else(|e| e.into_inner()))
+        }
+        let memos = (
+            take(&mut self.memo),
+            take(&mut self.sc_memo),
+            take(&mut self.canon_memo),
+        );
+        if memos.0.len() + memos.1.len() + memos.2.len() > FREE_ASIDE {
+            // Freed inline when no thread can be started.
+            let _ = std::thread::Builder::new()
+                .name("litmix-free".into())
+                .spawn(move || drop(memos));
+        }
     }
 }
 
