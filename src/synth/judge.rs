@@ -1,6 +1,7 @@
-//! Judging synthesised programs through the driver: each program is
-//! printed, parsed back by litmix's front end and checked with the same
-//! entry `litmix run` uses ([`crate::driver::check_test`]), or, for one
+//! Judging synthesised programs through the driver: each program's test
+//! (assembled from its threads' parses, [`super::assemble`], or printed
+//! and parsed back whole where a thread does not parse alone) is checked
+//! with the same entry `litmix run` uses ([`crate::driver::check_test`]), or, for one
 //! axiom, the model restricted to it ([`crate::cat::Model::restricted_to`]
 //! through the driver's [`crate::driver::Judge`]). Results are cached per program.
 
@@ -352,7 +353,6 @@ impl<'a> Judge<'a> {
         self.runs.fetch_add(1, Ordering::Relaxed);
         let parsed = printed_and_parsed(self.vocab, p)?;
         let Parsed {
-            text,
             test,
             names,
             term_of,
@@ -366,8 +366,9 @@ impl<'a> Judge<'a> {
                     .map(|&t| {
                         term_of.iter().position(|o| *o == Some(t)).ok_or_else(|| {
                             format!(
-                                "internal: the printed test does not observe {}\n{text}",
-                                term_result_name(self.vocab.dialect, t)
+                                "internal: the printed test does not observe {}\n{}",
+                                term_result_name(self.vocab.dialect, t),
+                                observing_text(self.vocab, p)
                             )
                         })
                     })
@@ -385,11 +386,13 @@ impl<'a> Judge<'a> {
         let result = self
             .judge
             .check(test, opts)
-            .map_err(|e| format!("{e}\n{text}"))?;
+            .map_err(|e| format!("{e}\n{}", observing_text(self.vocab, p)))?;
         if result.observed != *names {
             return Err(format!(
-                "the result observes {:?}, not {:?}\n{text}",
-                result.observed, names
+                "the result observes {:?}, not {:?}\n{}",
+                result.observed,
+                names,
+                observing_text(self.vocab, p)
             ));
         }
         let mut states: Vec<Vec<i64>> = result
@@ -432,10 +435,9 @@ impl Drop for Judge<'_> {
     }
 }
 
-/// A program printed and parsed back, with what every judgement of it
-/// needs of the test's observed terms.
+/// A program's test (assembled, or printed and parsed back), with what
+/// every judgement of it needs of the test's observed terms.
 struct Parsed {
-    text: String,
     test: Test,
     /// The names of the test's observed terms, in the engine's order
     /// ([`crate::ir::outcome::observed_terms`]): a result's `observed`.
@@ -446,18 +448,20 @@ struct Parsed {
 }
 
 thread_local! {
-    /// The program this thread printed and parsed back last (with its
-    /// vocabulary's [`Vocab::uid`]), and its text and test: a
-    /// distinguishing search judges each program under two models, one
-    /// right after the other, and the second reuses the first's print and
-    /// parse.
+    /// The program whose test this thread made last (with its
+    /// vocabulary's [`Vocab::uid`]), and that test: a distinguishing
+    /// search judges each program under two models, one right after the
+    /// other, and the second reuses the first's test.
     static LAST_PARSED: std::cell::RefCell<Option<(u64, SProgram, std::rc::Rc<Parsed>)>> =
         const { std::cell::RefCell::new(None) };
 }
 
-/// `p` printed with the condition observing its terms (each at 0) and
-/// parsed back by litmix's front end; the program this thread parsed last
-/// is not printed or parsed again.
+/// The test of `p` with the condition observing its terms (each at 0),
+/// as litmix's front end parses `p` printed: assembled from its threads'
+/// parses ([`super::assemble::assembled`]), or, where a thread does not
+/// parse alone, printed and parsed whole; with [`super::assemble::check_against_text`]
+/// on, an assembled test is compared with the parsed one. The program
+/// this thread made a test of last is not made again.
 fn printed_and_parsed(vocab: &Vocab, p: &SProgram) -> Result<std::rc::Rc<Parsed>, String> {
     let hit = LAST_PARSED.with(|l| {
         l.borrow()
@@ -469,10 +473,20 @@ fn printed_and_parsed(vocab: &Vocab, p: &SProgram) -> Result<std::rc::Rc<Parsed>
         return Ok(t);
     }
     let terms = p.terms(vocab);
-    let observe: Cond = terms.iter().map(|&t| (t, 0)).collect();
-    let text = print(vocab, p, &observe, "synth", "");
-    let test = crate::litmus::parse_str("synth.litmus", &text)
-        .map_err(|d| format!("printed test does not parse back: {}\n{text}", d.render()))?;
+    let test = match super::assemble::assembled(vocab, p, &terms) {
+        Some(test) if super::assemble::checking() => {
+            let parsed = parsed_text(vocab, p)?;
+            if !super::assemble::same_but_positions(&test, &parsed) {
+                return Err(format!(
+                    "internal: the assembled test differs from the parsed one\n{}",
+                    observing_text(vocab, p)
+                ));
+            }
+            test
+        }
+        Some(test) => test,
+        None => parsed_text(vocab, p)?,
+    };
     let names: Vec<String> = crate::ir::outcome::observed_terms(&test)
         .iter()
         .map(|t| crate::ir::outcome::term_name(&test, t))
@@ -483,7 +497,8 @@ fn printed_and_parsed(vocab: &Vocab, p: &SProgram) -> Result<std::rc::Rc<Parsed>
         .collect();
     if let Some(w) = want.iter().find(|w| !names.contains(w)) {
         return Err(format!(
-            "internal: the printed test does not observe {w} (it observes {names:?})\n{text}"
+            "internal: the printed test does not observe {w} (it observes {names:?})\n{}",
+            observing_text(vocab, p)
         ));
     }
     let term_of = names
@@ -491,13 +506,25 @@ fn printed_and_parsed(vocab: &Vocab, p: &SProgram) -> Result<std::rc::Rc<Parsed>
         .map(|n| want.iter().position(|w| w == n).map(|i| terms[i]))
         .collect();
     let t = std::rc::Rc::new(Parsed {
-        text,
         test,
         names,
         term_of,
     });
     LAST_PARSED.with(|l| *l.borrow_mut() = Some((vocab.uid, p.clone(), t.clone())));
     Ok(t)
+}
+
+/// `p` printed with the condition observing its terms (each at 0).
+fn observing_text(vocab: &Vocab, p: &SProgram) -> String {
+    let observe: Cond = p.terms(vocab).iter().map(|&t| (t, 0)).collect();
+    print(vocab, p, &observe, "synth", "")
+}
+
+/// `p` printed with the condition observing its terms and parsed back.
+fn parsed_text(vocab: &Vocab, p: &SProgram) -> Result<Test, String> {
+    let text = observing_text(vocab, p);
+    crate::litmus::parse_str("synth.litmus", &text)
+        .map_err(|d| format!("printed test does not parse back: {}\n{text}", d.render()))
 }
 
 /// The condition of a test as text (for reports).

@@ -9,10 +9,12 @@
 //! - `search.rs`: shapes from the shared enumerator of
 //!   [`crate::mapping::enumerate`], filled, judged, classified;
 //! - `judge.rs`: judging through the driver, cached per program;
+//! - `assemble.rs`: a program's IR from its threads' parses, cached per thread;
 //! - `print.rs`: X86, PTX and C/OpenCL printers;
 //! - `family.rs`: family names (MP, SB, ...);
 //! - this file: runs, verification of emitted tests, summaries, merge.
 
+pub mod assemble;
 pub mod family;
 pub mod judge;
 pub mod lattice;

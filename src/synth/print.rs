@@ -153,10 +153,35 @@ fn write_row<'a>(s: &mut String, width: &[usize], cell: impl Fn(usize) -> &'a st
     s.push_str(";\n");
 }
 
+/// Whether a thread's parse depends on nothing but the thread itself
+/// (its column and header in herd's table format, X86 and PTX: its code
+/// names its locations, which the init block declares in number order),
+/// so that it parses the same, but for its number, in every program. In
+/// C and OpenCL a thread's header lists the program's locations as its
+/// parameters, and a thread printed without a place is placed by its
+/// number.
+pub fn thread_parse_is_context_free(dialect: Dialect) -> bool {
+    matches!(dialect, Dialect::X86 | Dialect::Ptx)
+}
+
 /// The test as litmus text: `name`, a quoted comment, the program, the
 /// condition.
 pub fn print(vocab: &Vocab, p: &SProgram, cond: &Cond, name: &str, comment: &str) -> String {
-    let nl = p.locations();
+    print_with_locations(vocab, p, p.locations(), cond, name, comment)
+}
+
+/// As [`print`], declaring locations `0..nl` (at least the program's
+/// own): a thread printed alone with the locations of the program it
+/// belongs to parses as it does within that program.
+pub fn print_with_locations(
+    vocab: &Vocab,
+    p: &SProgram,
+    nl: usize,
+    cond: &Cond,
+    name: &str,
+    comment: &str,
+) -> String {
+    let nl = nl.max(p.locations());
     let mut s = String::with_capacity(256);
     let _ = writeln!(s, "{} {name}", vocab.dialect.arch());
     if !comment.is_empty() {

@@ -1,0 +1,344 @@
+//! The IR of a synthesised program without printing and parsing it whole.
+//!
+//! A search judges hundreds of thousands of programs built from a few
+//! thousand distinct threads, and parsing each printed program back was a
+//! sixth of a distinguishing run. Here each thread is printed alone, with
+//! the locations of the program it belongs to declared, and parsed once by
+//! litmix's own front end; a program's test is its threads' parses (each
+//! renumbered to its place), its declared locations and the condition
+//! observing its terms. That is what the front end makes of the whole
+//! printed program, because the front ends parse a thread's code with no
+//! other context than the init block and the thread's own header (and its
+//! parameters, in C): the test `assembled_tests_are_the_parsed_ones`
+//! compares the two on every program of every built-in vocabulary up to a
+//! bound, and [`check_against_text`] makes every judged program compared.
+//! Where a thread's parse touches anything outside itself (it names a
+//! location the init block does not declare), [`assembled`] answers `None`
+//! and the caller parses the whole text.
+
+use super::print::{print_with_locations, reg_name, thread_parse_is_context_free};
+use super::program::{SProgram, STerm, SThread};
+use super::vocab::Vocab;
+use crate::fast_hash::FastHash;
+use crate::ir::{CmpOp, Condition, Location, Prop, Quantifier, Term, Test, Thread, Value};
+use crate::mapping::enumerate::loc_name;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Threads kept per thread of the search before the cache starts again.
+const CACHE_LIMIT: usize = 50_000;
+
+/// Parsed threads by vocabulary ([`Vocab::uid`]), number of declared
+/// locations and thread number, then by thread; `None` for a thread that
+/// cannot be parsed alone.
+type ThreadCache =
+    HashMap<(u64, usize, usize), HashMap<SThread, Option<Thread>, FastHash>, FastHash>;
+
+thread_local! {
+    static THREADS: RefCell<(usize, ThreadCache)> = RefCell::new((0, ThreadCache::default()));
+}
+
+static CHECK: AtomicBool = AtomicBool::new(false);
+
+/// Turns on (or off) the comparison of every assembled test with the parse
+/// of the printed program (for tests: a difference is reported as an
+/// internal error of the judgement).
+pub fn check_against_text(on: bool) {
+    CHECK.store(on, Ordering::Relaxed);
+}
+
+/// Whether [`check_against_text`] is on.
+pub fn checking() -> bool {
+    CHECK.load(Ordering::Relaxed)
+}
+
+/// The test `parse_str(print(vocab, p, observe))` gives, where `observe`
+/// is `terms` each at 0, named `synth`; `None` when some thread of `p`
+/// does not parse alone as it would within `p` (the caller then parses the
+/// printed program).
+pub fn assembled(vocab: &Vocab, p: &SProgram, terms: &[STerm]) -> Option<Test> {
+    let nl = p.locations();
+    let mut threads = Vec::with_capacity(p.threads.len());
+    for (t, th) in p.threads.iter().enumerate() {
+        // In the table format a thread is parsed once for every program
+        // (as thread 0, with its own locations declared).
+        let mut ir = if thread_parse_is_context_free(vocab.dialect) {
+            thread_ir(vocab, th, 0, 0)?
+        } else {
+            thread_ir(vocab, th, nl, t)?
+        };
+        ir.id = t;
+        threads.push(ir);
+    }
+    // The front end gives each register the condition names an initial
+    // value of 0, in the condition's order.
+    for term in terms {
+        if let STerm::Reg { thread, reg } = *term {
+            let th = threads.get_mut(thread)?;
+            let name = reg_name(vocab.dialect, reg);
+            if !th.reg_init.iter().any(|(r, _)| *r == name) {
+                th.reg_init.push((name, Value::Int(0)));
+            }
+        }
+    }
+    Some(Test {
+        arch: vocab.dialect.arch().to_string(),
+        name: "synth".to_string(),
+        file: None,
+        locations: (0..nl)
+            .map(|l| Location::new(loc_name(l), Value::Int(0)))
+            .collect(),
+        threads,
+        condition: observing(vocab, terms),
+        observed: Vec::new(),
+    })
+}
+
+/// Whether `a` and `b` are the same test but for the source positions of
+/// their instructions (an assembled test's are those of each thread
+/// printed alone; only diagnostics show them).
+pub fn same_but_positions(a: &Test, b: &Test) -> bool {
+    let unplaced = |t: &Test| {
+        let mut t = t.clone();
+        for th in &mut t.threads {
+            for i in &mut th.code {
+                i.pos = Default::default();
+            }
+        }
+        t
+    };
+    unplaced(a) == unplaced(b)
+}
+
+/// `exists (t1=0 /\ t2=0 /\ ...)` as the front end builds it (`/\` to the
+/// left), `exists (true)` for no terms.
+fn observing(vocab: &Vocab, terms: &[STerm]) -> Condition {
+    let atom = |t: &STerm| {
+        let term = match *t {
+            STerm::Reg { thread, reg } => Term::Reg {
+                thread,
+                reg: reg_name(vocab.dialect, reg),
+            },
+            STerm::Loc(l) => Term::Loc(l as usize),
+        };
+        Prop::Cmp(CmpOp::Eq, term, Term::Const(Value::Int(0)))
+    };
+    let prop = terms
+        .iter()
+        .map(atom)
+        .reduce(|a, b| Prop::And(Box::new(a), Box::new(b)))
+        .unwrap_or(Prop::True);
+    Condition {
+        quantifier: Quantifier::Exists,
+        prop,
+    }
+}
+
+/// Thread `th`, thread number `t` of a program declaring `nl` locations
+/// (at least its own), parsed alone, from this thread's cache.
+fn thread_ir(vocab: &Vocab, th: &SThread, nl: usize, t: usize) -> Option<Thread> {
+    THREADS.with(|c| {
+        let mut c = c.borrow_mut();
+        let (count, cache) = &mut *c;
+        if let Some(hit) = cache
+            .get(&(vocab.uid, nl, t))
+            .and_then(|by_thread| by_thread.get(th))
+        {
+            return hit.clone();
+        }
+        if *count >= CACHE_LIMIT {
+            cache.clear();
+            *count = 0;
+        }
+        let ir = parse_alone(vocab, th, nl, t);
+        *count += 1;
+        cache
+            .entry((vocab.uid, nl, t))
+            .or_default()
+            .insert(th.clone(), ir.clone());
+        ir
+    })
+}
+
+/// `th` printed as thread `t` of a program declaring `nl` locations (at
+/// least its own) whose
+/// other threads are empty (at `th`'s place: a front end may place a
+/// thread by its number, as the C one does without `@`), and parsed back;
+/// `None` when that fails or the parse creates a location the init block
+/// does not declare (its number would then depend on the other threads).
+fn parse_alone(vocab: &Vocab, th: &SThread, nl: usize, t: usize) -> Option<Thread> {
+    let empty = SThread {
+        place: th.place,
+        ops: Vec::new(),
+    };
+    let mut threads = vec![empty; t];
+    threads.push(th.clone());
+    let alone = SProgram { threads };
+    let nl = nl.max(alone.locations());
+    let text = print_with_locations(vocab, &alone, nl, &Vec::new(), "synth", "");
+    let mut test = crate::litmus::parse_str("synth.litmus", &text).ok()?;
+    if test.locations.len() != nl || test.threads.len() != t + 1 {
+        return None;
+    }
+    test.threads.pop()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mapping::enumerate::Place;
+    use crate::synth::print::print;
+    use crate::synth::program::{Cond, SOp, reads, writes};
+    use crate::synth::vocab::load;
+
+    /// Programs of up to `max_ops` operations over two threads whose
+    /// operations are drawn from `vocab`'s entries on locations 0 and 1
+    /// (values and registers as a search numbers them), at places the
+    /// dialect has.
+    fn programs(vocab: &Vocab, max_ops: usize) -> Vec<SProgram> {
+        let places: Vec<Place> = match vocab.dialect {
+            crate::synth::vocab::Dialect::X86 => vec![Place::Cpu],
+            _ => vec![
+                Place::Cpu,
+                Place::Gpu { dev: 0, wg: 0 },
+                Place::Gpu { dev: 0, wg: 1 },
+                Place::Gpu { dev: 1, wg: 0 },
+            ],
+        };
+        let n = vocab.entries.len();
+        let mut out = Vec::new();
+        // Operation sequences as numbers in base 2n (entry, location).
+        for len0 in 1..max_ops {
+            for len1 in 1..=(max_ops - len0) {
+                let total = (2 * n).pow((len0 + len1) as u32);
+                // A sample of about 2,000 codes: a step coprime to the
+                // digit base and the places reaches every digit.
+                let mut step = (total / 2000).max(1) | 1;
+                while gcd(step, 2 * n * places.len()) != 1 {
+                    step += 2;
+                }
+                for code in (0..total).step_by(step) {
+                    let mut c = code;
+                    let mut value = 0u32;
+                    let mut thread = |len: usize, place: Place| {
+                        let mut ops = Vec::new();
+                        let mut reg = 0u8;
+                        for _ in 0..len {
+                            let (entry, loc) = (c % (2 * n) / 2, (c % 2) as u8);
+                            c /= 2 * n;
+                            let probe = SOp {
+                                entry,
+                                loc,
+                                value: 0,
+                                reg: 0,
+                            };
+                            let (reads, writes) = (reads(vocab, &probe), writes(vocab, &probe));
+                            let v = if writes {
+                                value += 1;
+                                value
+                            } else {
+                                0
+                            };
+                            let r = if reads {
+                                reg += 1;
+                                reg - 1
+                            } else {
+                                u8::MAX
+                            };
+                            let loc = if reads || writes { loc } else { 0 };
+                            ops.push(SOp {
+                                entry,
+                                loc,
+                                value: v,
+                                reg: r,
+                            });
+                        }
+                        SThread { place, ops }
+                    };
+                    let p0 = places[code % places.len()];
+                    let p1 = places[(code / places.len()) % places.len()];
+                    let a = thread(len0, p0);
+                    let b = thread(len1, p1);
+                    out.push(SProgram {
+                        threads: vec![a, b],
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Whole searches with every judged program's assembled test compared
+    /// with the parse of its printed text (an error otherwise): synthesis
+    /// over x86 (4 events), PTX with scopes (3), C11 (3) and OpenCL (3),
+    /// and a distinguishing search (x86, 4), programs of up to four
+    /// threads among them.
+    #[test]
+    fn searches_judge_the_parsed_tests() {
+        use crate::synth::search::{Criterion, Space2};
+        check_against_text(true);
+        for (models, vocab, bound, want_found) in [
+            (&["x86tso"][..], "x86", 4, 10),
+            (&["ptx6"][..], "ptx", 3, 1),
+            (&["rc11"][..], "c11", 3, 1),
+            (&["opencl"][..], "opencl", 3, 1),
+            (&["sc", "x86tso"][..], "x86", 4, 2),
+        ] {
+            let run = crate::synth::Run {
+                vocab: load(vocab).unwrap(),
+                models: models.iter().map(|m| m.to_string()).collect(),
+                axioms: Vec::new(),
+                criterion: Criterion::Minimal,
+                space: Space2 {
+                    bound,
+                    shard: None,
+                    prune: true,
+                    max_gpus: 2,
+                    max_ctas: 2,
+                },
+                opts: Default::default(),
+                out: None,
+                allowed_set: false,
+            };
+            let s = crate::synth::run(&run, &|| ()).unwrap_or_else(|e| panic!("{models:?}: {e}"));
+            assert!(s.unique >= want_found, "{models:?}: {} tests", s.unique);
+            assert_eq!(s.verify_failures, 0, "{models:?}");
+        }
+    }
+
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+
+    /// On programs of up to four operations over two threads (a sample of
+    /// about 2,000 per split of the operations between the threads), for
+    /// each built-in vocabulary, the assembled test is
+    /// the parse of the printed program, and a second assembly (from the
+    /// cache) is too.
+    #[test]
+    fn assembled_tests_are_the_parsed_ones() {
+        for name in ["x86", "ptx", "c11", "opencl"] {
+            let vocab = load(name).unwrap();
+            let mut compared = 0;
+            for p in programs(&vocab, 4) {
+                let terms = p.terms(&vocab);
+                let observe: Cond = terms.iter().map(|&t| (t, 0)).collect();
+                let text = print(&vocab, &p, &observe, "synth", "");
+                let parsed = crate::litmus::parse_str("synth.litmus", &text)
+                    .unwrap_or_else(|d| panic!("{}\n{text}", d.render()));
+                for _ in 0..2 {
+                    let Some(built) = assembled(&vocab, &p, &terms) else {
+                        panic!("{name}: no assembly for\n{text}");
+                    };
+                    assert!(
+                        same_but_positions(&built, &parsed),
+                        "{name}:\n{text}\n{built:?}\n{parsed:?}"
+                    );
+                }
+                compared += 1;
+            }
+            assert!(compared > 1000, "{name}: {compared} programs");
+        }
+    }
+}
