@@ -1,8 +1,8 @@
 //! The IR of a synthesised program without printing and parsing it whole.
 //!
-//! A search judges hundreds of thousands of programs built from a few
-//! thousand distinct threads, and parsing each printed program back was a
-//! sixth of a distinguishing run. Here each thread is printed alone, with
+//! A search judges hundreds of thousands of programs built from a third
+//! as many distinct threads or fewer, and parsing each printed program
+//! back was a sixth of a distinguishing run at 5 events. Here each thread is printed alone, with
 //! the locations of the program it belongs to declared, and parsed once by
 //! litmix's own front end; a program's test is its threads' parses (each
 //! renumbered to its place), its declared locations and the condition
@@ -10,8 +10,9 @@
 //! printed program, because the front ends parse a thread's code with no
 //! other context than the init block and the thread's own header (and its
 //! parameters, in C): the test `assembled_tests_are_the_parsed_ones`
-//! compares the two on every program of every built-in vocabulary up to a
-//! bound, and [`check_against_text`] makes every judged program compared.
+//! compares the two on samples of two-thread programs of every built-in
+//! vocabulary, and [`check_against_text`] makes every judged program
+//! compared (`searches_judge_the_parsed_tests`).
 //! Where a thread's parse touches anything outside itself (it names a
 //! location the init block does not declare), [`assembled`] answers `None`
 //! and the caller parses the whole text.
@@ -71,14 +72,23 @@ pub fn assembled(vocab: &Vocab, p: &SProgram, terms: &[STerm]) -> Option<Test> {
         ir.id = t;
         threads.push(ir);
     }
+    let observed: Vec<Term> = terms
+        .iter()
+        .map(|t| match *t {
+            STerm::Reg { thread, reg } => Term::Reg {
+                thread,
+                reg: reg_name(vocab.dialect, reg),
+            },
+            STerm::Loc(l) => Term::Loc(l as usize),
+        })
+        .collect();
     // The front end gives each register the condition names an initial
     // value of 0, in the condition's order.
-    for term in terms {
-        if let STerm::Reg { thread, reg } = *term {
-            let th = threads.get_mut(thread)?;
-            let name = reg_name(vocab.dialect, reg);
-            if !th.reg_init.iter().any(|(r, _)| *r == name) {
-                th.reg_init.push((name, Value::Int(0)));
+    for term in &observed {
+        if let Term::Reg { thread, reg } = term {
+            let th = threads.get_mut(*thread)?;
+            if !th.reg_init.iter().any(|(r, _)| r == reg) {
+                th.reg_init.push((reg.clone(), Value::Int(0)));
             }
         }
     }
@@ -90,7 +100,7 @@ pub fn assembled(vocab: &Vocab, p: &SProgram, terms: &[STerm]) -> Option<Test> {
             .map(|l| Location::new(loc_name(l), Value::Int(0)))
             .collect(),
         threads,
-        condition: observing(vocab, terms),
+        condition: observing(observed),
         observed: Vec::new(),
     })
 }
@@ -113,20 +123,10 @@ pub fn same_but_positions(a: &Test, b: &Test) -> bool {
 
 /// `exists (t1=0 /\ t2=0 /\ ...)` as the front end builds it (`/\` to the
 /// left), `exists (true)` for no terms.
-fn observing(vocab: &Vocab, terms: &[STerm]) -> Condition {
-    let atom = |t: &STerm| {
-        let term = match *t {
-            STerm::Reg { thread, reg } => Term::Reg {
-                thread,
-                reg: reg_name(vocab.dialect, reg),
-            },
-            STerm::Loc(l) => Term::Loc(l as usize),
-        };
-        Prop::Cmp(CmpOp::Eq, term, Term::Const(Value::Int(0)))
-    };
+fn observing(terms: Vec<Term>) -> Condition {
     let prop = terms
-        .iter()
-        .map(atom)
+        .into_iter()
+        .map(|t| Prop::Cmp(CmpOp::Eq, t, Term::Const(Value::Int(0))))
         .reduce(|a, b| Prop::And(Box::new(a), Box::new(b)))
         .unwrap_or(Prop::True);
     Condition {
@@ -162,9 +162,9 @@ fn thread_ir(vocab: &Vocab, th: &SThread, nl: usize, t: usize) -> Option<Thread>
 }
 
 /// `th` printed as thread `t` of a program declaring `nl` locations (at
-/// least its own) whose
-/// other threads are empty (at `th`'s place: a front end may place a
-/// thread by its number, as the C one does without `@`), and parsed back;
+/// least its own) whose other threads are empty (at `th`'s place: a front
+/// end may place a thread by its number, as the C one does without `@`),
+/// and parsed back;
 /// `None` when that fails or the parse creates a location the init block
 /// does not declare (its number would then depend on the other threads).
 fn parse_alone(vocab: &Vocab, th: &SThread, nl: usize, t: usize) -> Option<Thread> {

@@ -351,7 +351,7 @@ impl<'a> Judge<'a> {
         only: Option<(&[STerm], crate::verdict::StateSet)>,
     ) -> Result<Judged, String> {
         self.runs.fetch_add(1, Ordering::Relaxed);
-        let parsed = printed_and_parsed(self.vocab, p)?;
+        let parsed = observing_test(self.vocab, p)?;
         let Parsed {
             test,
             names,
@@ -462,7 +462,7 @@ thread_local! {
 /// parse alone, printed and parsed whole; with [`super::assemble::check_against_text`]
 /// on, an assembled test is compared with the parsed one. The program
 /// this thread made a test of last is not made again.
-fn printed_and_parsed(vocab: &Vocab, p: &SProgram) -> Result<std::rc::Rc<Parsed>, String> {
+fn observing_test(vocab: &Vocab, p: &SProgram) -> Result<std::rc::Rc<Parsed>, String> {
     let hit = LAST_PARSED.with(|l| {
         l.borrow()
             .as_ref()
