@@ -157,22 +157,25 @@ fn main() -> ExitCode {
     // `--help`, `--version` and argument errors end here, before any
     // thread starts.
     let cli = parse_args();
-    // Parsers and the evaluator bound their depth for this stack, on the
-    // main work's thread and on rayon's.
-    litmix::budget::init_thread_pool();
-    // Every command's work runs on one of the pool's workers, but for
-    // those that wait on threads of their own which may need the pool
-    // (fuzz judges each input on a thread it waits for; the GPU harness
-    // runs host threads) and the server, which runs until stopped: on a
-    // worker they could leave a one-thread pool with none free.
+    // Before any worker starts: glibc sizes a thread's heap when the
+    // thread first allocates, so a worker that allocated before this call
+    // would grow its heap a page at a time.
     if !matches!(cli.command, Command::Serve(_)) {
         litmix::budget::grow_heap_in_big_steps();
     }
+    // Parsers and the evaluator bound their depth for this stack, on the
+    // main work's thread and on rayon's.
+    litmix::budget::init_thread_pool();
     // The searches that allocate and free millions of blocks take them
     // from mimalloc (docs/decisions.md, "mimalloc for synthesis").
     if matches!(cli.command, Command::Synth(_) | Command::Compare(_)) {
         litmix::small_alloc::prefer_mimalloc();
     }
+    // Every command's work runs on one of the pool's workers, but for
+    // those that wait on threads of their own which may need the pool
+    // (fuzz judges each input on a thread it waits for; the GPU harness
+    // runs host threads) and the server, which runs until stopped: on a
+    // worker they could leave a one-thread pool with none free.
     if matches!(
         cli.command,
         Command::Serve(_) | Command::Fuzz(_) | Command::Hw(_)
