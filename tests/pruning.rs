@@ -162,3 +162,51 @@ fn opencl_prunes_through_a_lower_bound_of_hb() {
     let e = check("benches/prune/2+2W-opencl-9stores.litmus", false).unwrap_err();
     assert!(e.contains("limit exceeded"), "{e}");
 }
+
+#[test]
+fn a_branch_the_read_values_rule_out_costs_no_partial_judgement() {
+    // The taken path reads y and z after r0 == 5, but nothing writes 5 to
+    // x: both sources of r0 end that path. Each leaves 3 × 3 sources for
+    // r1, r2 times 2 × 2 coherence orders (36 candidates below, over the
+    // threshold of 8), which used to be judged partially before the branch
+    // constraint was looked at. The other path (r0 != 5) has 1 × 4
+    // candidates below each choice of r0: never judged partially.
+    let src = "C branch_dead\n{ [x]=0; [y]=0; [z]=0; }\n\
+        P0 (atomic_int* x, atomic_int* y, atomic_int* z) {\n\
+          int r0 = atomic_load_explicit(x, memory_order_relaxed);\n\
+          if (r0 == 5) {\n\
+            int r1 = atomic_load_explicit(y, memory_order_relaxed);\n\
+            int r2 = atomic_load_explicit(z, memory_order_relaxed);\n\
+          }\n\
+        }\n\
+        P1 (atomic_int* x, atomic_int* y, atomic_int* z) {\n\
+          atomic_store_explicit(x, 1, memory_order_relaxed);\n\
+          atomic_store_explicit(y, 1, memory_order_relaxed);\n\
+          atomic_store_explicit(y, 2, memory_order_relaxed);\n\
+          atomic_store_explicit(z, 1, memory_order_relaxed);\n\
+          atomic_store_explicit(z, 2, memory_order_relaxed);\n\
+        }\n\
+        exists (0:r0=1)\n";
+    let test = litmix::litmus::parse_str("branch_dead.litmus", src).expect("parses");
+    for (model, prune) in [("rc11", true), ("rc11", false), ("c11", true)] {
+        let opts = CheckOptions {
+            prune,
+            ..CheckOptions::default()
+        };
+        let r = match litmix::driver::check_test(
+            "branch_dead.litmus".into(),
+            test.clone(),
+            Some(model),
+            &ModelCache::default(),
+            &opts,
+        ) {
+            FileOutcome::Checked { result, .. } => *result,
+            FileOutcome::Failed { message, .. } => panic!("{model}: {message}"),
+        };
+        assert_eq!(r.partial, 0, "{model} prune={prune}: partial judgements");
+        // r0 reads 0 or 1 (the untaken path), each with the 4 coherence
+        // orders of y and z: 8 candidates, all consistent.
+        assert_eq!(r.candidates, 8, "{model} prune={prune}");
+        assert_eq!(r.states.len(), 2, "{model} prune={prune}: {:?}", r.states);
+    }
+}

@@ -153,6 +153,17 @@ fn set_chain(co: &mut Relation, chain: &[usize], present: bool) {
 impl RfSearch<'_, '_> {
     /// Assigns an rf source to read number `k` (of `skel.reads`) and recurses.
     pub(super) fn run(&mut self, k: usize) -> Result<(), CheckError> {
+        self.descend(k, None)
+    }
+
+    /// [`RfSearch::run`] below a choice of the previous read. With `below`
+    /// (the plain bound on the complete candidates under this node), the
+    /// partial candidate is judged for a cut ([`RfSearch::cut`]), but only
+    /// once the thread paths' constraints are still possible: a branch
+    /// the read values already rule out is left at no cost, instead of
+    /// after a judgement of the model (the same subtrees are left either
+    /// way; only fewer partial candidates are judged).
+    fn descend(&mut self, k: usize, below: Option<f64>) -> Result<(), CheckError> {
         self.res.rf_nodes += 1;
         if self.res.rf_nodes
             > self
@@ -169,6 +180,16 @@ impl RfSearch<'_, '_> {
         }
         self.tick()?;
         if !self.constraints_possible() || self.filter_done() {
+            return Ok(());
+        }
+        if let Some(below) = below
+            && self.cut(
+                &self.base_co.clone(),
+                &Relation::new(self.skel.len()),
+                false,
+                below,
+            )?
+        {
             return Ok(());
         }
         if k == self.skel.reads.len() {
@@ -197,13 +218,9 @@ impl RfSearch<'_, '_> {
                 ) {
                     self.res.cyclic += 1;
                 }
-            } else if !self.cut(
-                &self.base_co.clone(),
-                &Relation::new(self.skel.len()),
-                false,
-                self.rf_below[k + 1] * self.co_below[self.skel.writes_by_loc.len()],
-            )? {
-                self.run(k + 1)?;
+            } else {
+                let below = self.rf_below[k + 1] * self.co_below[self.skel.writes_by_loc.len()];
+                self.descend(k + 1, Some(below))?;
             }
             self.rf.remove(w, r);
             self.pos.pop();
