@@ -210,3 +210,53 @@ fn a_branch_the_read_values_rule_out_costs_no_partial_judgement() {
         assert_eq!(r.states.len(), 2, "{model} prune={prune}: {:?}", r.states);
     }
 }
+
+#[test]
+fn a_choice_of_paths_that_judges_nothing_does_not_check_the_co_set() {
+    // A model choosing `co` from a set (herd's cos.cat habit), here the one
+    // order of locations written at most once: init first. It runs over
+    // the engine's `co` once that set is checked on a choice of thread
+    // paths; the check waits for the first judgement. The taken path
+    // (r0 == 5, which no write gives) writes y: a skeleton with a write to
+    // y that judges nothing, so only the other path's set is checked.
+    let dir = std::env::temp_dir().join(format!("litmix-co-set-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("one-order.cat");
+    std::fs::write(
+        &model,
+        "\"one order\"\nlet co0 = loc & (IW * (W \\ IW))\nlet orders = {co0}\n\
+         with co from orders\nacyclic po | rf | co as sc\n",
+    )
+    .unwrap();
+    let src = "C dead_write\n{ [x]=0; [y]=0; }\n\
+        P0 (atomic_int* x, atomic_int* y) {\n\
+          int r0 = atomic_load_explicit(x, memory_order_relaxed);\n\
+          if (r0 == 5) {\n\
+            atomic_store_explicit(y, 1, memory_order_relaxed);\n\
+          }\n\
+        }\n\
+        P1 (atomic_int* x, atomic_int* y) {\n\
+          atomic_store_explicit(x, 1, memory_order_relaxed);\n\
+        }\n\
+        exists (0:r0=1)\n";
+    let test = litmix::litmus::parse_str("dead_write.litmus", src).expect("parses");
+    let spec = model.to_str().unwrap();
+    let cache = ModelCache::default();
+    let r = match litmix::driver::check_test(
+        "dead_write.litmus".into(),
+        test,
+        Some(spec),
+        &cache,
+        &CheckOptions::default(),
+    ) {
+        FileOutcome::Checked { result, .. } => *result,
+        FileOutcome::Failed { message, .. } => panic!("{message}"),
+    };
+    // r0 reads 0 or 1 on the path not taken: two candidates, both allowed.
+    assert_eq!(r.candidates, 2);
+    assert_eq!(r.states.len(), 2, "{:?}", r.states);
+    let native = cache.get(spec).unwrap();
+    let native = native.co_native().expect("a model choosing co from a set");
+    assert_eq!(native.co_sets_checked(), 1);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -668,6 +668,13 @@ impl Model {
         answer
     }
 
+    /// How many environments (up to renumbering) [`Model::co_choices_accepted`]
+    /// has answered for and remembers: each was one evaluation of the
+    /// set `co` is chosen from.
+    pub fn co_sets_checked(&self) -> usize {
+        self.co_memo.answers.lock().map_or(0, |m| m.len())
+    }
+
     /// Evaluates the model on one candidate execution.
     pub fn evaluate(&self, env: &dyn Environment) -> Result<Outcome, Diagnostic> {
         self.run(env, false)

@@ -136,45 +136,32 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
             )?;
             env_checked = true;
         }
-        // The native model's check of its `co` set evaluates the static
-        // definitions into the cache its candidates are then judged with.
-        let mut native_cache = None;
-        let (model, pruner, prune) = match (&native, &native_pruner) {
-            (Some(m), Some(p)) => {
-                let mut c = m.new_cache();
-                if co_choices_are_engine_orders(&skel, m, &mut c, opts.lenient) {
-                    native_cache = Some(c);
-                    (*m, p, opts.prune && !opts.why)
-                } else {
-                    (model, &pruner, prune)
-                }
-            }
-            _ => (model, &pruner, prune),
-        };
-        let mut cache = native_cache.unwrap_or_else(|| model.new_cache());
-        cache.prune = prune;
-        cache.deadline = deadline;
-        // `with` orders count against the work budget like partial
-        // candidates (with pruning on; off, the plain limits stay).
-        let weight = 1 + skel.len() as u64 / 32;
-        cache.with_limits = crate::cat::WithLimits {
-            max_nodes: if prune {
-                opts.max_candidates.saturating_sub(res.work) / weight
-            } else {
-                u64::MAX
-            },
-            timeout: opts.timeout.map(|t| (start, t)),
-        };
+        // A model building `co` from the engine's orders is run over the
+        // engine's `co` only once its set is checked for this skeleton, and
+        // that check waits for the search's first judgement
+        // (`RfSearch::settle`): a choice of thread paths the read values
+        // rule out judges nothing and needs no check.
+        let pending = native
+            .zip(native_pruner.as_ref())
+            .map(|(m, p)| NativeCheck {
+                model: m,
+                pruner: p,
+                prune: opts.prune && !opts.why,
+                lenient: opts.lenient,
+            });
+        let mut cache = model.new_cache();
+        judging_cache(&mut cache, prune, deadline, opts, res.work, &skel, start);
         let mut search = RfSearch {
             skel: &skel,
             model,
+            pending,
             opts,
             observed: &observed_terms,
             res: &mut res,
             forbidden: &mut forbidden,
             values: Values::new(&skel),
             cache,
-            pruner,
+            pruner: &pruner,
             rf: Relation::new(skel.len()),
             base_co: base_coherence(&skel),
             deadline,
@@ -211,9 +198,13 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         let combo_ticks = ticks - search.combo_ticks;
         let with_limit = search.cache.limit.take();
         let (with_nodes, with_pruned) = (search.cache.with_nodes, search.cache.with_pruned);
+        // Whether the model that judged (the one asked for, or its native
+        // form) pruned.
+        let pruned_withs = search.cache.prune;
         res.with_nodes += with_nodes;
         res.with_pruned += with_pruned;
-        if prune {
+        if pruned_withs {
+            let weight = 1 + skel.len() as u64 / 32;
             res.work = res.work.saturating_add(with_nodes.saturating_mul(weight));
         }
         if let Some(c) = combo_cost.as_mut() {
@@ -245,6 +236,43 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
     }
 }
 
+/// A [`Model::co_native`] model waiting for its check on one skeleton
+/// ([`co_choices_are_engine_orders`]): run in place of the original, with
+/// its pruner, once the check passes.
+pub(super) struct NativeCheck<'s> {
+    pub(super) model: &'s Model,
+    pub(super) pruner: &'s Pruner<'s>,
+    /// Whether the native model's search prunes.
+    pub(super) prune: bool,
+    pub(super) lenient: bool,
+}
+
+/// Sets up `cache` for judging the candidates of `skel`: whether the model
+/// prunes its `with` searches, the deadline, and the `with` budget
+/// (`with` orders count against the work budget like partial candidates
+/// when pruning; unpruned, the plain limits stay).
+pub(super) fn judging_cache(
+    cache: &mut crate::cat::StaticCache,
+    prune: bool,
+    deadline: Option<Instant>,
+    opts: &CheckOptions,
+    work_done: u64,
+    skel: &Skeleton,
+    start: Instant,
+) {
+    cache.prune = prune;
+    cache.deadline = deadline;
+    let weight = 1 + skel.len() as u64 / 32;
+    cache.with_limits = crate::cat::WithLimits {
+        max_nodes: if prune {
+            opts.max_candidates.saturating_sub(work_done) / weight
+        } else {
+            u64::MAX
+        },
+        timeout: opts.timeout.map(|t| (start, t)),
+    };
+}
+
 /// Whether the set a [`Model::co_native`] model's original chose `co` from
 /// is, for this choice of thread paths, exactly the set of coherence orders
 /// the engine enumerates: per location, every strict total order of its
@@ -252,7 +280,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
 /// init-first edges, order every pair of same-location writes one way,
 /// be acyclic and have no other edge; the members are distinct (a set), so
 /// as many of them as the engine has orders means the same set.
-fn co_choices_are_engine_orders(
+pub(super) fn co_choices_are_engine_orders(
     skel: &Skeleton,
     native: &Model,
     cache: &mut crate::cat::StaticCache,

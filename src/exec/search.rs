@@ -73,7 +73,12 @@ const PROJECT_EVERY: u64 = 256;
 
 pub(super) struct RfSearch<'s, 'a> {
     pub(super) skel: &'s Skeleton<'a>,
+    /// The model candidates are judged by: the one asked for, or its
+    /// [`Model::co_native`] form once [`RfSearch::settle`] has checked it.
     pub(super) model: &'s Model,
+    /// The native form, not yet checked on this skeleton (see
+    /// [`RfSearch::settle`]).
+    pub(super) pending: Option<super::NativeCheck<'s>>,
     pub(super) opts: &'s CheckOptions,
     pub(super) observed: &'s [Term],
     pub(super) res: &'s mut CheckResult,
@@ -255,7 +260,11 @@ impl RfSearch<'_, '_> {
         // are sized too, against the time they would take.
         let worth = log_bound > (budget / weight).log10()
             || self.deadline.is_some() && log_bound > PROBE_FROM_LOG10;
-        if !worth || !self.pruner.enabled {
+        if !worth {
+            return Ok(());
+        }
+        self.settle();
+        if !self.pruner.enabled {
             return Ok(());
         }
         let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -528,10 +537,39 @@ impl RfSearch<'_, '_> {
         Ok(())
     }
 
+    /// Decides, before the search's first judgement, which model judges:
+    /// the native form when its set of `co` choices is the engine's orders
+    /// on this skeleton ([`super::co_choices_are_engine_orders`]), with
+    /// its pruner and a cache that check has filled, else the model asked
+    /// for. Nothing is judged before, so the search runs as if decided at
+    /// its start; a skeleton whose branches the read values rule out never
+    /// pays for the check.
+    fn settle(&mut self) {
+        let Some(n) = self.pending.take() else {
+            return;
+        };
+        let mut cache = n.model.new_cache();
+        if super::co_choices_are_engine_orders(self.skel, n.model, &mut cache, n.lenient) {
+            super::judging_cache(
+                &mut cache,
+                n.prune,
+                self.deadline,
+                self.opts,
+                self.res.work,
+                self.skel,
+                self.start,
+            );
+            self.model = n.model;
+            self.pruner = n.pruner;
+            self.cache = cache;
+        }
+    }
+
     /// Whether the partial candidate (current `rf`, `co`, `bar`) fails a
     /// pruning check of the model; `rf_complete` once every read has its
     /// source and `bar` is final.
     fn partial_fails(&mut self, co: &Relation, bar: &Relation, rf_complete: bool) -> bool {
+        self.settle();
         self.probe_evals += 1;
         self.pruner
             .fails(self.skel, &self.rf, co, bar, rf_complete, &mut self.cache)
@@ -554,7 +592,11 @@ impl RfSearch<'_, '_> {
             Some(_) => MIN_SUBTREE_FILTERED,
             None => MIN_SUBTREE,
         };
-        if !self.pruner.enabled || below < min {
+        if below < min {
+            return Ok(false);
+        }
+        self.settle();
+        if !self.pruner.enabled {
             return Ok(false);
         }
         self.res.partial += 1;
@@ -655,6 +697,7 @@ impl RfSearch<'_, '_> {
         if self.all_states_skipped(regs, vals, &lasts) {
             return Ok(());
         }
+        self.settle();
         let base_co = self.base_co.clone();
         // With no barrier edges this is the partial candidate the last
         // read's choice was just judged as, with the same `below` (so it
