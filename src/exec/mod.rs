@@ -11,6 +11,7 @@ pub mod env;
 pub mod project;
 pub mod prune;
 mod search;
+mod sizing;
 pub mod thread;
 pub mod view;
 use search::RfSearch;

@@ -9,7 +9,7 @@
 //! taken at most `unroll` times per path; a path that needs more is *cut*
 //! and counted, never silently dropped.
 
-use super::search::{PROBE_SURE_MARGIN, PROBES, next_random};
+use super::sizing::{PROBE_SURE_MARGIN, PROBES, next_random};
 use crate::diag::Diagnostic;
 use crate::fast_hash::FastHash;
 use crate::ir::{
