@@ -163,6 +163,20 @@ fn opencl_prunes_through_a_lower_bound_of_hb() {
     assert!(e.contains("limit exceeded"), "{e}");
 }
 
+/// The result of `test` under `model`, through the driver.
+fn check_parsed(
+    test: &litmix::ir::Test,
+    model: &str,
+    cache: &ModelCache,
+    opts: &CheckOptions,
+) -> litmix::exec::CheckResult {
+    let file = format!("{}.litmus", test.name);
+    match litmix::driver::check_test(file, test.clone(), Some(model), cache, opts) {
+        FileOutcome::Checked { result, .. } => *result,
+        FileOutcome::Failed { message, .. } => panic!("{model}: {message}"),
+    }
+}
+
 #[test]
 fn a_branch_the_read_values_rule_out_costs_no_partial_judgement() {
     // The taken path reads y and z after r0 == 5, but nothing writes 5 to
@@ -193,16 +207,7 @@ fn a_branch_the_read_values_rule_out_costs_no_partial_judgement() {
             prune,
             ..CheckOptions::default()
         };
-        let r = match litmix::driver::check_test(
-            "branch_dead.litmus".into(),
-            test.clone(),
-            Some(model),
-            &ModelCache::default(),
-            &opts,
-        ) {
-            FileOutcome::Checked { result, .. } => *result,
-            FileOutcome::Failed { message, .. } => panic!("{model}: {message}"),
-        };
+        let r = check_parsed(&test, model, &ModelCache::default(), &opts);
         assert_eq!(r.partial, 0, "{model} prune={prune}: partial judgements");
         // r0 reads 0 or 1 (the untaken path), each with the 4 coherence
         // orders of y and z: 8 candidates, all consistent.
@@ -242,16 +247,7 @@ fn a_choice_of_paths_that_judges_nothing_does_not_check_the_co_set() {
     let test = litmix::litmus::parse_str("dead_write.litmus", src).expect("parses");
     let spec = model.to_str().unwrap();
     let cache = ModelCache::default();
-    let r = match litmix::driver::check_test(
-        "dead_write.litmus".into(),
-        test,
-        Some(spec),
-        &cache,
-        &CheckOptions::default(),
-    ) {
-        FileOutcome::Checked { result, .. } => *result,
-        FileOutcome::Failed { message, .. } => panic!("{message}"),
-    };
+    let r = check_parsed(&test, spec, &cache, &CheckOptions::default());
     // r0 reads 0 or 1 on the path not taken: two candidates, both allowed.
     assert_eq!(r.candidates, 2);
     assert_eq!(r.states.len(), 2, "{:?}", r.states);
