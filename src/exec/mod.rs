@@ -205,7 +205,7 @@ pub fn check(test: &Test, model: &Model, opts: &CheckOptions) -> Result<CheckRes
         res.with_nodes += with_nodes;
         res.with_pruned += with_pruned;
         if pruned_withs {
-            let weight = 1 + skel.len() as u64 / 32;
+            let weight = judgement_weight(&skel);
             res.work = res.work.saturating_add(with_nodes.saturating_mul(weight));
         }
         if let Some(c) = combo_cost.as_mut() {
@@ -248,6 +248,12 @@ pub(super) struct NativeCheck<'s> {
     pub(super) lenient: bool,
 }
 
+/// The work weight of one judgement of a candidate of `skel` (large
+/// skeletons cost more per judgement).
+pub(super) fn judgement_weight(skel: &Skeleton) -> u64 {
+    1 + skel.len() as u64 / 32
+}
+
 /// Sets up `cache` for judging the candidates of `skel`: whether the model
 /// prunes its `with` searches, the deadline, and the `with` budget
 /// (`with` orders count against the work budget like partial candidates
@@ -263,7 +269,7 @@ pub(super) fn judging_cache(
 ) {
     cache.prune = prune;
     cache.deadline = deadline;
-    let weight = 1 + skel.len() as u64 / 32;
+    let weight = judgement_weight(skel);
     cache.with_limits = crate::cat::WithLimits {
         max_nodes: if prune {
             opts.max_candidates.saturating_sub(work_done) / weight

@@ -205,7 +205,7 @@ impl RfSearch<'_, '_> {
 
     /// The work weight of one judgement of a candidate of this skeleton.
     pub(super) fn weight(&self) -> u64 {
-        1 + self.skel.len() as u64 / 32
+        super::judgement_weight(self.skel)
     }
 
     /// Adds one judgement to the work done; over the budget, a limit.

@@ -227,12 +227,7 @@ mod tests {
                         for _ in 0..len {
                             let (entry, loc) = (c % (2 * n) / 2, (c % 2) as u8);
                             c /= 2 * n;
-                            let probe = SOp {
-                                entry,
-                                loc,
-                                value: 0,
-                                reg: 0,
-                            };
+                            let probe = SOp::new(entry, loc, 0, 0);
                             let (reads, writes) = (reads(vocab, &probe), writes(vocab, &probe));
                             let v = if writes {
                                 value += 1;
@@ -247,12 +242,7 @@ mod tests {
                                 u8::MAX
                             };
                             let loc = if reads || writes { loc } else { 0 };
-                            ops.push(SOp {
-                                entry,
-                                loc,
-                                value: v,
-                                reg: r,
-                            });
+                            ops.push(SOp::new(entry, loc, v, r));
                         }
                         SThread { place, ops }
                     };
@@ -319,13 +309,8 @@ mod tests {
                     store W      \"MOV [{x}],${v}\"\nfence MFENCE \"MOV [zz],$0\"\n\
                     rmw XCHG \"MOV {r},${v}\" \"XCHG [{x}],{r}\" split R W\n";
         let vocab = crate::synth::vocab::parse("z.vocab", text).unwrap();
-        let e = |n: &str| vocab.entries.iter().position(|x| x.name == n).unwrap();
-        let op = |entry, loc, value, reg| SOp {
-            entry,
-            loc,
-            value,
-            reg,
-        };
+        let e = |n: &str| vocab.entry_named(n);
+        let op = SOp::new;
         let plain = SProgram {
             threads: vec![SThread {
                 place: Place::Cpu,

@@ -696,14 +696,9 @@ mod tests {
     /// x86 SB (`W x; R y | W y; R x`, values 1 and 2), with an MFENCE
     /// between the accesses of each thread when `fence`.
     fn sb(vocab: &Vocab, fence: bool) -> SProgram {
-        let e = |n: &str| vocab.entries.iter().position(|x| x.name == n).unwrap();
+        let e = |n: &str| vocab.entry_named(n);
         let (w, f, r) = (e("W"), e("MFENCE"), e("R"));
-        let op = |entry, loc, value, reg| SOp {
-            entry,
-            loc,
-            value,
-            reg,
-        };
+        let op = SOp::new;
         let thread = |x: u8, y: u8, v: u32| {
             let mut ops = vec![op(w, x, v, u8::MAX)];
             if fence {
@@ -743,14 +738,9 @@ mod tests {
     #[test]
     fn restricted_judgements_agree_with_full_ones() {
         let vocab = load("x86").unwrap();
-        let e = |n: &str| vocab.entries.iter().position(|x| x.name == n).unwrap();
+        let e = |n: &str| vocab.entry_named(n);
         let (w, r) = (e("W"), e("R"));
-        let op = |entry, loc, value, reg| SOp {
-            entry,
-            loc,
-            value,
-            reg,
-        };
+        let op = SOp::new;
         let mp = SProgram {
             threads: vec![
                 SThread {

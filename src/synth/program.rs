@@ -46,6 +46,19 @@ pub enum STerm {
 /// A condition: a conjunction of `term = value`, sorted.
 pub type Cond = Vec<(STerm, u32)>;
 
+#[cfg(test)]
+impl SOp {
+    /// An operation of entry `entry` (tests build programs by hand).
+    pub(crate) fn new(entry: usize, loc: u8, value: u32, reg: u8) -> SOp {
+        SOp {
+            entry,
+            loc,
+            value,
+            reg,
+        }
+    }
+}
+
 impl SProgram {
     /// Number of locations (locations are numbered from 0).
     pub fn locations(&self) -> usize {

@@ -513,6 +513,17 @@ fn tops(entries: &[Entry]) -> Vec<Option<usize>> {
         .collect()
 }
 
+#[cfg(test)]
+impl Vocab {
+    /// The index of the entry named `name` (tests build programs by name).
+    pub(crate) fn entry_named(&self, name: &str) -> usize {
+        self.entries
+            .iter()
+            .position(|x| x.name == name)
+            .unwrap_or_else(|| panic!("no entry {name} in {}", self.name))
+    }
+}
+
 impl Vocab {
     /// Entries of a kind, in file order.
     pub fn of_kind(&self, kind: OpKind) -> Vec<usize> {
