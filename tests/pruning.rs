@@ -256,3 +256,116 @@ fn a_choice_of_paths_that_judges_nothing_does_not_check_the_co_set() {
     assert_eq!(native.co_sets_checked(), 1);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn the_co_set_is_checked_once_per_shape_of_the_writes() {
+    // The same one-order model: its set reads the initial writes, the
+    // writes and their locations only (`co0`), so two tests whose writes
+    // have the same shape share one check, whatever their reads; a third
+    // test, with two writes to x, needs a check of its own.
+    let dir = std::env::temp_dir().join(format!("litmix-co-shape-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("one-order.cat");
+    std::fs::write(
+        &model,
+        "\"one order\"\nlet co0 = loc & (IW * (W \\ IW))\nlet orders = {co0}\n\
+         with co from orders\nacyclic po | rf | co as sc\n",
+    )
+    .unwrap();
+    let test = |name: &str, p0: &str, p1: &str| {
+        let src = format!(
+            "C {name}\n{{ [x]=0; }}\n\
+             P0 (atomic_int* x) {{\n{p0}\n}}\n\
+             P1 (atomic_int* x) {{\n{p1}\n}}\n\
+             exists (1:r0=1)\n"
+        );
+        litmix::litmus::parse_str(&format!("{name}.litmus"), &src).expect("parses")
+    };
+    let store = |v: u32| format!("atomic_store_explicit(x, {v}, memory_order_relaxed);");
+    let load = |r: &str| format!("int {r} = atomic_load_explicit(x, memory_order_relaxed);");
+    let one_read = test("one_read", &store(1), &load("r0"));
+    let two_reads = test(
+        "two_reads",
+        &store(1),
+        &format!("{}\n{}", load("r0"), load("r1")),
+    );
+    let two_writes = test(
+        "two_writes",
+        &format!("{}\n{}", store(1), store(2)),
+        &load("r0"),
+    );
+    let spec = model.to_str().unwrap();
+    let cache = ModelCache::default();
+    let opts = CheckOptions::default();
+    let r = check_parsed(&one_read, spec, &cache, &opts);
+    assert_eq!((r.candidates, r.states.len()), (2, 2), "{:?}", r.states);
+    // r1 is not observed: each value of r0 stands for two candidates.
+    let r = check_parsed(&two_reads, spec, &cache, &opts);
+    assert_eq!((r.candidates, r.states.len()), (4, 2), "{:?}", r.states);
+    let native = cache.get(spec).unwrap();
+    let native = native.co_native().expect("a model choosing co from a set");
+    assert_eq!(native.co_sets_checked(), 1);
+    // Two writes to x: {co0} is not the engine's set of orders, so the
+    // model runs on its own set, where co0 orders neither write before
+    // the other: no `co` of the engine's, and r0 reads 0, 1 or 2.
+    let r = check_parsed(&two_writes, spec, &cache, &opts);
+    assert_eq!(native.co_sets_checked(), 2);
+    assert_eq!(r.states.len(), 3, "{:?}", r.states);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_with_set_is_evaluated_once_per_shape_of_what_it_reads() {
+    // herd's c11 models choose `mo` with a `with ... from` of their own
+    // over the writes; the set reads the initial writes, the writes and
+    // their locations only, so tests whose writes have the same shape
+    // share one evaluation of it, whatever their reads (`b` reads x once
+    // more than `a`).
+    let dir = std::env::temp_dir().join(format!("litmix-with-shape-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("mo.cat");
+    std::fs::write(
+        &model,
+        "\"own mo\"\nlet co0 = loc & (IW * (W \\ IW))\n\
+         let orders(s, r) = linearisations(s, r)\n\
+         with mo from orders(W, co0)\nlet fr = (rf^-1 ; mo) \\ id\n\
+         acyclic po | rf | mo | fr as sc\n",
+    )
+    .unwrap();
+    let test = |name: &str, p1: &str| {
+        let src = format!(
+            "C {name}\n{{ [x]=0; [y]=0; }}\n\
+             P0 (atomic_int* x, atomic_int* y) {{\n\
+               atomic_store_explicit(x, 1, memory_order_relaxed);\n\
+               atomic_store_explicit(x, 2, memory_order_relaxed);\n\
+             }}\n\
+             P1 (atomic_int* x, atomic_int* y) {{\n{p1}\n}}\n\
+             exists (1:r0=2 /\\ 1:r1=1)\n"
+        );
+        litmix::litmus::parse_str(&format!("{name}.litmus"), &src).expect("parses")
+    };
+    let load =
+        |r: &str, l: &str| format!("int {r} = atomic_load_explicit({l}, memory_order_relaxed);");
+    let a = test("a", &format!("{}\n{}", load("r0", "x"), load("r1", "x")));
+    let b = test(
+        "b",
+        &format!(
+            "{}\n{}\n{}",
+            load("r0", "x"),
+            load("r2", "x"),
+            load("r1", "x")
+        ),
+    );
+    let spec = model.to_str().unwrap();
+    let cache = ModelCache::default();
+    let opts = CheckOptions::default();
+    // CoRR: reading 2 then 1 from the same thread's writes is forbidden.
+    for t in [&a, &b] {
+        let r = check_parsed(t, spec, &cache, &opts);
+        assert_eq!(r.positive, 0, "{}: {:?}", t.name, r.states);
+        assert_eq!(r.states.len(), 6, "{}: {:?}", t.name, r.states);
+    }
+    let m = cache.get(spec).unwrap();
+    assert_eq!(m.with_sets_kept(), 1);
+    std::fs::remove_dir_all(&dir).ok();
+}

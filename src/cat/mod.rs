@@ -7,17 +7,19 @@
 //! The supported language is described in `docs/cat-language.md`.
 
 pub mod ast;
+mod canon;
 mod compile;
 mod eval;
 mod func;
 mod guard;
 pub mod lexer;
+mod loader;
 pub mod monotone;
 pub mod parser;
 
 use crate::diag::Diagnostic;
 use crate::rel::{BitSet, Relation};
-use ast::{CheckMode, Error, Stmt};
+use ast::{CheckMode, Error};
 pub use eval::WithLimits;
 use eval::{CStmt, Program};
 pub use monotone::{CheckReport, Pol, PrunePlan};
@@ -187,7 +189,14 @@ pub struct Model {
     /// [`Model::depends_on`]'s and [`Model::reads_any`]'s answers, asked
     /// once per check of a test (and so per program a synthesis judges).
     reads_memo: ReadsMemo,
+    /// The sets of the model's `with ... from`s, shared by every skeleton
+    /// it judges (see [`eval::SharedWithSets`]).
+    with_sets: WithSetsMemo,
 }
+
+/// A model's [`eval::SharedWithSets`], handed to each evaluation.
+#[derive(Default)]
+struct WithSetsMemo(std::sync::Arc<eval::SharedWithSets>);
 
 /// Answers of the two read analyses, by analysis and names.
 #[derive(Default)]
@@ -223,7 +232,7 @@ impl ReadsMemo {
 /// answers given per their values.
 #[derive(Default)]
 struct CoMemo {
-    inputs: std::sync::OnceLock<Option<Vec<usize>>>,
+    inputs: std::sync::OnceLock<Option<eval::Inputs>>,
     answers:
         std::sync::Mutex<std::collections::HashMap<Vec<u64>, bool, crate::fast_hash::FastHash>>,
 }
@@ -247,7 +256,7 @@ macro_rules! memo_starts_empty_when_copied {
     )*};
 }
 
-memo_starts_empty_when_copied!(CoMemo, ReadsMemo);
+memo_starts_empty_when_copied!(CoMemo, ReadsMemo, WithSetsMemo);
 
 /// Answers [`CoMemo`] keeps before it starts again.
 const CO_MEMO_LIMIT: usize = 4096;
@@ -280,7 +289,7 @@ impl Model {
         resolve: &dyn Fn(&str) -> Option<(String, String)>,
         opts: &LoadOptions,
     ) -> Result<Model, Diagnostic> {
-        let mut loader = Loader {
+        let mut loader = loader::Loader {
             files: vec![(file.to_string(), source.to_string())],
             stack: vec![file.to_string()],
             done: Vec::new(),
@@ -325,6 +334,7 @@ impl Model {
                     statics: std::sync::OnceLock::new(),
                     co_memo: CoMemo::default(),
                     reads_memo: ReadsMemo::default(),
+                    with_sets: WithSetsMemo::default(),
                 })
             }
             Err(e) => Err(to_diagnostic(&files, e)),
@@ -428,6 +438,7 @@ impl Model {
             statics: std::sync::OnceLock::new(),
             co_memo: CoMemo::default(),
             reads_memo: ReadsMemo::default(),
+            with_sets: WithSetsMemo::default(),
         })
     }
 
@@ -583,6 +594,7 @@ impl Model {
             statics: std::sync::OnceLock::new(),
             co_memo: CoMemo::default(),
             reads_memo: ReadsMemo::default(),
+            with_sets: WithSetsMemo::default(),
         })
     }
 
@@ -620,8 +632,12 @@ impl Model {
     /// Whether `accept` holds of the set the original model chose `co` from
     /// ([`Model::co_choices`]) on `env`; false when that set is not static
     /// or not a set of relations. The answer is remembered for every
-    /// environment that agrees with `env` on the names the set reads and on
-    /// `also` (the names `accept` itself depends on).
+    /// environment that agrees with `env`, up to a renumbering of the
+    /// events, on the names the set reads and on `also` (the names
+    /// `accept` itself depends on). When the set is local to its inputs
+    /// ([`eval::Inputs::local`]), only the events those names hold count,
+    /// so `accept` must read `also` on those events only (a name the set
+    /// reads only through `partition`, such as `loc`, between them).
     pub fn co_choices_accepted(
         &self,
         env: &dyn Environment,
@@ -629,7 +645,7 @@ impl Model {
         also: &[&str],
         accept: impl FnOnce(&[Relation]) -> bool,
     ) -> bool {
-        let key = self
+        let canonical = self
             .co_memo
             .inputs
             .get_or_init(|| {
@@ -638,16 +654,29 @@ impl Model {
             })
             .as_ref()
             .map(|inputs| {
+                let name = |i: &usize| self.program.env_names[*i].name.as_str();
                 let mut names: Vec<&str> = inputs
+                    .names
                     .iter()
-                    .map(|&i| self.program.env_names[i].name.as_str())
+                    .map(name)
                     .chain(also.iter().copied())
                     .collect();
                 names.sort_unstable();
                 names.dedup();
-                canonical_env_key(env, &names).unwrap_or_else(|| env_key(env, &names))
+                let restricted: Vec<&str> = inputs.restricted.iter().map(name).collect();
+                let support = if inputs.local {
+                    canon::Support::Inputs {
+                        restricted: &restricted,
+                    }
+                } else {
+                    canon::Support::All
+                };
+                canon::canonical_numbering(env, &names, support).map_or_else(
+                    || (canon::env_key(env, &names), None),
+                    |c| (c.key, Some(c.order)),
+                )
             });
-        if let Some(k) = &key
+        if let Some((k, _)) = &canonical
             && let Some(&known) = self
                 .co_memo
                 .answers
@@ -658,8 +687,19 @@ impl Model {
         {
             return known;
         }
-        let answer = self.co_choices(env, cache).is_some_and(|c| accept(&c));
-        if let (Some(k), Ok(mut m)) = (key, self.co_memo.answers.lock()) {
+        // Kept only when every choice relates numbered events: a set local
+        // to its inputs never does otherwise.
+        let mut keep = true;
+        let answer = self.co_choices(env, cache).is_some_and(|c| {
+            if let Some((_, Some(order))) = &canonical {
+                keep = c.iter().all(|r| {
+                    r.pairs()
+                        .all(|(a, b)| order[a] != usize::MAX && order[b] != usize::MAX)
+                });
+            }
+            accept(&c)
+        });
+        if let (true, Some((k, _)), Ok(mut m)) = (keep, canonical, self.co_memo.answers.lock()) {
             if m.len() >= CO_MEMO_LIMIT {
                 m.clear();
             }
@@ -673,6 +713,13 @@ impl Model {
     /// set `co` is chosen from.
     pub fn co_sets_checked(&self) -> usize {
         self.co_memo.answers.lock().map_or(0, |m| m.len())
+    }
+
+    /// How many sets of its `with ... from`s the model keeps for every
+    /// skeleton (up to renumbering; see [`eval::SharedWithSets`]): each was
+    /// one evaluation of such a set.
+    pub fn with_sets_kept(&self) -> usize {
+        self.with_sets.0.len()
     }
 
     /// Evaluates the model on one candidate execution.
@@ -854,7 +901,11 @@ impl Model {
             st.seed(&env_values, &slot_values);
             st.seed_memo(memo_plan, *kept, &memo_values);
             st.keep = slot_static;
-            st.with_sources = Some(std::mem::take(&mut cache.with_sources));
+            let mut with_sources = std::mem::take(&mut cache.with_sources);
+            with_sources
+                .shared
+                .get_or_insert_with(|| self.with_sets.0.clone());
+            st.with_sources = Some(with_sources);
             let r = f(program, &mut st);
             cache.with_sources = st.with_sources.take().unwrap_or_default();
             let pending = cache.pending.get_or_insert_with(|| {
@@ -921,105 +972,6 @@ impl Model {
     }
 }
 
-/// The values of `names` on `env`, as words: the number of events, then
-/// per name whether it is static, its kind (set, relation, unknown) and
-/// its members.
-pub(crate) fn env_key(env: &dyn Environment, names: &[&str]) -> Vec<u64> {
-    let n = env.num_events();
-    let mut key = vec![n as u64];
-    for &name in names {
-        key.push(if env.is_static(name) { 4 } else { 0 });
-        if let Some(s) = env.set(name) {
-            key.push(1);
-            key.push(s.words().len() as u64);
-            key.extend_from_slice(s.words());
-        } else if let Some(r) = env.relation(name) {
-            key.push(2);
-            key.push(r.count() as u64);
-            key.extend(r.pairs().map(|(a, b)| (a * n + b) as u64));
-        } else {
-            key.push(3);
-        }
-    }
-    key
-}
-
-/// [`env_key`] up to a renumbering of the events, when `names` are sets
-/// and at most one equivalence relation (herd's `loc`): the multiset of
-/// the events' memberships, per class of the relation and outside it. A
-/// model's values do not depend on how the events are numbered (cat has
-/// no operation that reads an event's number), so environments with the
-/// same key give answers that are the same up to that renumbering.
-/// `None` for other values.
-fn canonical_env_key(env: &dyn Environment, names: &[&str]) -> Option<Vec<u64>> {
-    let n = env.num_events();
-    if names.len() > 60 {
-        return None;
-    }
-    let mut key = vec![u64::MAX];
-    let mut member = vec![0u64; n];
-    let mut equivalence = None;
-    for (k, &name) in names.iter().enumerate() {
-        key.push(if env.is_static(name) { 4 } else { 0 });
-        if let Some(s) = env.set(name) {
-            key.push(1);
-            for e in s.iter() {
-                member[e] |= 1 << k;
-            }
-        } else if let Some(r) = env.relation(name) {
-            if equivalence.is_some() {
-                return None;
-            }
-            key.push(2);
-            equivalence = Some(r);
-        } else {
-            key.push(3);
-        }
-    }
-    // Per class of the equivalence (and for the events outside it): the
-    // sorted memberships of its events; the classes sorted.
-    let mut classes: Vec<Vec<u64>> = Vec::new();
-    let mut outside: Vec<u64> = Vec::new();
-    let mut seen = vec![false; n];
-    for e in 0..n {
-        if seen[e] {
-            continue;
-        }
-        let Some(r) = &equivalence else {
-            outside.push(member[e]);
-            continue;
-        };
-        let class = r.successors(e);
-        if class.is_empty() {
-            if (0..n).any(|a| r.contains(a, e)) {
-                return None;
-            }
-            outside.push(member[e]);
-            continue;
-        }
-        // Reflexive, symmetric and transitive on the class.
-        if !class.contains(e) || class.iter().any(|b| seen[b] || r.successors(b) != class) {
-            return None;
-        }
-        let mut sigs: Vec<u64> = class.iter().map(|b| member[b]).collect();
-        for b in class.iter() {
-            seen[b] = true;
-        }
-        sigs.sort_unstable();
-        classes.push(sigs);
-    }
-    outside.sort_unstable();
-    classes.sort_unstable();
-    key.push(n as u64);
-    key.push(outside.len() as u64);
-    key.extend(outside);
-    for c in classes {
-        key.push(c.len() as u64);
-        key.extend(c);
-    }
-    Some(key)
-}
-
 fn to_diagnostic(files: &[(String, String)], e: Error) -> Diagnostic {
     let (name, src) = &files[e.loc.file];
     let mut d = Diagnostic::new(name.clone(), e.loc.pos, e.message).with_source(src);
@@ -1027,139 +979,6 @@ fn to_diagnostic(files: &[(String, String)], e: Error) -> Diagnostic {
         d = d.expected(x);
     }
     d
-}
-
-/// Reads a file and its includes into one list of statements.
-struct Loader<'r> {
-    files: Vec<(String, String)>,
-    /// Files being included (for cycle detection), by name.
-    stack: Vec<String>,
-    /// Files already included.
-    done: Vec<String>,
-    resolve: &'r dyn Fn(&str) -> Option<(String, String)>,
-    /// Variants set for `if "variant"`.
-    variants: &'r [String],
-}
-
-impl Loader<'_> {
-    fn load(&mut self, index: usize) -> Result<(Option<String>, Vec<Stmt>), Error> {
-        let src = self.files[index].1.clone();
-        let mut parsed = parser::parse_file(&src, index)?;
-        if self.files[index].0.ends_with(".bell") {
-            parsed.stmts = bell_sets(parsed.stmts);
-        }
-        let mut out = Vec::with_capacity(parsed.stmts.len());
-        self.splice(parsed.stmts, &mut out)?;
-        Ok((parsed.title, out))
-    }
-
-    /// Appends `stmts` to `out`, replacing each `include` by the included
-    /// file's instructions and each `if "variant"` by its chosen branch.
-    fn splice(&mut self, stmts: Vec<Stmt>, out: &mut Vec<Stmt>) -> Result<(), Error> {
-        for s in stmts {
-            if let Stmt::IfVariant {
-                variant, then, els, ..
-            } = s
-            {
-                let branch = if variant.holds(self.variants) {
-                    then
-                } else {
-                    els
-                };
-                self.splice(branch, out)?;
-                continue;
-            }
-            let Stmt::Include { file, loc } = &s else {
-                out.push(s);
-                continue;
-            };
-            if self.stack.iter().any(|f| f == file) {
-                return Err(Error::new(
-                    *loc,
-                    format!("include cycle: '{file}' is already being included"),
-                ));
-            }
-            if self.done.iter().any(|f| f == file) {
-                continue;
-            }
-            let Some((name, text)) = (self.resolve)(file) else {
-                return Err(Error::new(
-                    *loc,
-                    format!("cannot find included file '{file}'"),
-                ));
-            };
-            if self.stack.contains(&name) {
-                return Err(Error::new(
-                    *loc,
-                    format!("include cycle: '{name}' is already being included"),
-                ));
-            }
-            if self.done.contains(&name) {
-                continue;
-            }
-            self.files.push((name.clone(), text));
-            let child = self.files.len() - 1;
-            self.stack.push(file.clone());
-            self.stack.push(name.clone());
-            let (_, stmts) = self.load(child)?;
-            self.stack.truncate(self.stack.len() - 2);
-            self.done.push(file.clone());
-            self.done.push(name);
-            out.extend(stmts);
-        }
-        Ok(())
-    }
-}
-
-/// herd's bell files: after each `enum`, one event set per tag, named
-/// after the tag with its first letter upper-cased (`'acquire` gives
-/// `Acquire`, `'rcu-lock` gives `Rcu-lock`): the events annotated with it.
-/// Inside `if "variant"` branches too.
-fn bell_sets(stmts: Vec<Stmt>) -> Vec<Stmt> {
-    let mut out = Vec::with_capacity(stmts.len());
-    for s in stmts {
-        match s {
-            Stmt::Enum { ref tags, loc, .. } => {
-                let bindings = tags
-                    .iter()
-                    .filter_map(|t| {
-                        let mut cs = t.chars();
-                        let first = cs.next()?;
-                        let name: String = first.to_uppercase().chain(cs).collect();
-                        Some(ast::Binding {
-                            name,
-                            loc,
-                            params: None,
-                            tuple: None,
-                            body: ast::Expr {
-                                kind: ast::ExprKind::BellSet(t.clone()),
-                                loc,
-                            },
-                        })
-                    })
-                    .collect();
-                out.push(s);
-                out.push(Stmt::Let {
-                    rec: false,
-                    bindings,
-                    loc,
-                });
-            }
-            Stmt::IfVariant {
-                variant,
-                then,
-                els,
-                loc,
-            } => out.push(Stmt::IfVariant {
-                variant,
-                then: bell_sets(then),
-                els: bell_sets(els),
-                loc,
-            }),
-            s => out.push(s),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

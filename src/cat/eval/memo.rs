@@ -266,32 +266,52 @@ impl Program {
     }
 }
 
+/// What a value reads of the environment ([`Program::slot_inputs`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inputs {
+    /// The environment names (by index) it can read.
+    pub names: Vec<usize>,
+    /// Whether it is local to its inputs' events: it never builds an event
+    /// that none of its inputs holds (no `_`, `~`, `*`, `?`, and no
+    /// built-in but `domain`, `range`, `linearisations`, `partition` and
+    /// `fencerel`). Its value on an environment is then its value on the
+    /// inputs' events alone, renumbered (see [`super::super::canon`]).
+    pub local: bool,
+    /// The names it reads only on events its other inputs hold: through
+    /// `partition` (herd's `loc`), or intersected with a value built from
+    /// other inputs alone (herd's `co0 = loc & (IW * (W \ IW))`).
+    pub restricted: Vec<usize>,
+}
+
 impl Program {
-    /// The environment names (by index) the value of slot `slot` can read,
-    /// through the definitions, functions and closures it uses; `None` when
-    /// it reads the environment in a way not named here (bell tags,
+    /// What the value of slot `slot` can read of the environment, through
+    /// the definitions, functions and closures it uses; `None` when it
+    /// reads the environment in a way not named here (bell tags,
     /// `tag2events`, `tag2scope`) or depends on a `with` choice. Two
     /// environments that agree on every name returned give the slot the
     /// same value.
-    pub fn slot_inputs(&self, slot: usize) -> Option<Vec<usize>> {
+    pub fn slot_inputs(&self, slot: usize) -> Option<Inputs> {
         let mut w = Walk::new(self);
         w.slot(slot)?;
-        Some(w.names())
+        Some(w.inputs())
     }
 
     /// [`Program::slot_inputs`] for an expression outside any function.
-    pub fn expr_inputs(&self, e: &CExpr) -> Option<Vec<usize>> {
+    pub fn expr_inputs(&self, e: &CExpr) -> Option<Inputs> {
         let mut w = Walk::new(self);
         w.expr(e)?;
-        Some(w.names())
+        Some(w.inputs())
     }
 }
 
-/// The walk of [`Program::slot_inputs`]: the names, slots, functions and
-/// closures met so far.
+/// The walk of [`Program::slot_inputs`]: the names (and those read other
+/// than through `partition`), slots, functions and closures met so far,
+/// and whether everything met is local.
 struct Walk<'p> {
     prog: &'p Program,
     names: Vec<bool>,
+    direct: Vec<bool>,
+    local: bool,
     slots: Vec<bool>,
     funcs: Vec<bool>,
     lambdas: Vec<bool>,
@@ -325,6 +345,31 @@ impl Walk<'_> {
         }
         self.expr(&self.prog.funcs[f].body)
     }
+    /// Whether `e` is a first-order value whose events all come from the
+    /// names it reads directly (so from the support of
+    /// [`super::super::canon::Support::Inputs`]).
+    fn bounded(&self, e: &CExpr) -> bool {
+        match &e.node {
+            Node::EmptyRel | Node::Env(_) => true,
+            Node::Slot(i) => match &self.prog.slots[*i].def {
+                SlotDef::Expr(d) => self.bounded(d),
+                _ => false,
+            },
+            Node::Unary(UnOp::Plus | UnOp::Inverse | UnOp::ToId, a)
+            | Node::Domain(a)
+            | Node::Range(a) => self.bounded(a),
+            Node::Binary(BinOp::Inter, _, a, b) => self.bounded(a) || self.bounded(b),
+            Node::Binary(BinOp::Diff, _, a, _) => self.bounded(a),
+            Node::Binary(BinOp::Union | BinOp::Seq | BinOp::Cartesian, _, a, b) => {
+                self.bounded(a) && self.bounded(b)
+            }
+            _ => false,
+        }
+    }
+    fn read(&mut self, i: usize) {
+        self.names[i] = true;
+        self.direct[i] = true;
+    }
     /// The names a built-in reads besides its arguments.
     fn prim(&mut self, p: Prim) -> Option<()> {
         match p {
@@ -332,13 +377,10 @@ impl Walk<'_> {
             Prim::Partition => self.names[self.prog.loc_env?] = true,
             Prim::FenceRel => {
                 let po = self.prog.env_names.iter().position(|n| n.name == "po")?;
-                self.names[po] = true;
+                self.read(po);
             }
-            Prim::Domain
-            | Prim::Range
-            | Prim::Linearisations
-            | Prim::PageTableStores
-            | Prim::SameOutputAddress => {}
+            Prim::Domain | Prim::Range | Prim::Linearisations => {}
+            Prim::PageTableStores | Prim::SameOutputAddress => self.local = false,
         }
         Some(())
     }
@@ -347,23 +389,45 @@ impl Walk<'_> {
     }
     fn expr(&mut self, e: &CExpr) -> Option<()> {
         match &e.node {
-            Node::EmptyRel | Node::Universe | Node::Local(_) | Node::Tag(_) | Node::Fail(_) => {
+            Node::EmptyRel | Node::Local(_) | Node::Tag(_) | Node::Fail(_) => Some(()),
+            Node::Universe => {
+                self.local = false;
                 Some(())
             }
             Node::BellSet(_) => None,
             Node::PrimRef(p) => self.prim(*p),
             Node::Env(i) => {
-                self.names[*i] = true;
+                self.read(*i);
                 Some(())
             }
             Node::Slot(i) => self.slot(*i),
-            Node::Unary(_, a) | Node::Domain(a) | Node::Range(a) | Node::Proj(a, _, _) => {
+            Node::Unary(op, a) => {
+                if matches!(op, UnOp::Complement | UnOp::Star | UnOp::Opt) {
+                    self.local = false;
+                }
                 self.expr(a)
             }
+            Node::Domain(a) | Node::Range(a) | Node::Proj(a, _, _) => self.expr(a),
             Node::FenceRel(a, po) => {
-                self.names[*po] = true;
+                self.read(*po);
                 self.expr(a)
             }
+            Node::Binary(BinOp::Inter, _, a, b) => match (&a.node, &b.node) {
+                // A name intersected with a value of the other inputs is
+                // read on their events only.
+                (Node::Env(i), _) if self.bounded(b) => {
+                    self.names[*i] = true;
+                    self.expr(b)
+                }
+                (_, Node::Env(i)) if self.bounded(a) => {
+                    self.names[*i] = true;
+                    self.expr(a)
+                }
+                _ => {
+                    self.expr(a)?;
+                    self.expr(b)
+                }
+            },
             Node::Binary(_, _, a, b) | Node::Apply(a, b) | Node::Try(a, b) => {
                 self.expr(a)?;
                 self.expr(b)
@@ -416,13 +480,22 @@ impl<'p> Walk<'p> {
         Walk {
             prog,
             names: vec![false; prog.env_names.len()],
+            direct: vec![false; prog.env_names.len()],
+            local: true,
             slots: vec![false; prog.slots.len()],
             funcs: vec![false; prog.funcs.len()],
             lambdas: vec![false; prog.lambdas.len()],
         }
     }
 
-    fn names(&self) -> Vec<usize> {
-        (0..self.names.len()).filter(|&i| self.names[i]).collect()
+    fn inputs(&self) -> Inputs {
+        let on = |v: &[bool]| (0..v.len()).filter(|&i| v[i]).collect::<Vec<_>>();
+        Inputs {
+            names: on(&self.names),
+            local: self.local,
+            restricted: (0..self.names.len())
+                .filter(|&i| self.names[i] && !self.direct[i])
+                .collect(),
+        }
     }
 }

@@ -20,13 +20,15 @@ mod explain;
 mod memo;
 mod program;
 mod run;
+mod with_sets;
 
+pub use memo::Inputs;
 pub use program::*;
+pub use with_sets::{SharedWithSets, WithSources};
 
 use super::Environment;
 use super::ast::{BinOp, CheckMode, Error, Loc, Test, UnOp};
 use super::{CheckKind, Failure};
-use crate::fast_hash::FastHash;
 use crate::rel::{BitSet, Relation};
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -77,50 +79,6 @@ pub struct State<'e> {
     /// The sets of `with ... from`s kept across the evaluations of one
     /// skeleton (none: every evaluation computes them).
     pub(crate) with_sources: Option<WithSources>,
-}
-
-/// The sets `with ... from`s choose from, kept across the evaluations of
-/// one skeleton: by statement and by the values of the non-static
-/// environment names each set reads (see [`Program::expr_inputs`]). A set
-/// that reads a `with` choice, bell tags or scope tags is not kept.
-#[derive(Default)]
-pub struct WithSources {
-    /// Per statement (its set's place and variable): the non-static names
-    /// its set reads, or `None` when it is not kept.
-    inputs: std::collections::HashMap<(Loc, usize), Option<Vec<String>>, FastHash>,
-    values: std::collections::HashMap<(Loc, usize, Vec<u64>), Vec<Value>, FastHash>,
-}
-
-/// Sets [`WithSources`] keeps before it starts again.
-const WITH_SOURCES_LIMIT: usize = 256;
-
-impl WithSources {
-    /// The key of statement `w`'s set on `st`'s environment, when it is kept.
-    fn key(
-        &mut self,
-        prog: &Program,
-        w: &CWithFrom,
-        st: &State<'_>,
-    ) -> Option<(Loc, usize, Vec<u64>)> {
-        let names = self
-            .inputs
-            .entry((w.expr.loc, w.slot))
-            .or_insert_with(|| {
-                let ix = w
-                    .inputs
-                    .get_or_init(|| prog.expr_inputs(&w.expr))
-                    .as_ref()?;
-                Some(
-                    ix.iter()
-                        .map(|&i| prog.env_names[i].name.clone())
-                        .filter(|n| !st.env.is_static(n))
-                        .collect(),
-                )
-            })
-            .as_ref()?;
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        Some((w.expr.loc, w.slot, super::env_key(st.env, &names)))
-    }
 }
 
 /// Limits on the `with` searches of one evaluation: they count their

@@ -285,7 +285,7 @@ pub struct CWithFrom {
     pub label: String,
     /// The environment names `expr` reads ([`Program::expr_inputs`]),
     /// found on first use: every skeleton of every test asks.
-    pub inputs: std::sync::OnceLock<Option<Vec<usize>>>,
+    pub inputs: std::sync::OnceLock<Option<super::Inputs>>,
 }
 
 /// A compiled `with x from linearisations(set, rel)`.

@@ -260,21 +260,39 @@ impl Program {
             return self.with_from_members(w, st);
         };
         let key = kept.key(self, w, st);
-        let res = match key.as_ref().and_then(|k| kept.values.get(k)) {
+        let res = match key.as_ref().and_then(|k| kept.known(k)) {
             Some(v) => Ok(v.clone()),
             None => {
-                let res = self.with_from_members(w, st);
+                let res = self.with_from_shared(kept.shared.as_deref(), w, st);
                 if let (Ok(v), Some(k)) = (&res, key) {
-                    if kept.values.len() >= WITH_SOURCES_LIMIT {
-                        kept.values.clear();
-                    }
-                    kept.values.insert(k, v.clone());
+                    kept.remember(k, v.clone());
                 }
                 res
             }
         };
         st.with_sources = Some(kept);
         res
+    }
+
+    /// The members of the set `w` chooses from, found in `shared` (up to a
+    /// renumbering of the events) or computed and kept there.
+    fn with_from_shared(
+        &self,
+        shared: Option<&SharedWithSets>,
+        w: &CWithFrom,
+        st: &mut State<'_>,
+    ) -> Res<Vec<Value>> {
+        let Some((shared, (key, canonical))) =
+            shared.and_then(|sh| Some((sh, sh.canonical(self, w, st)?)))
+        else {
+            return self.with_from_members(w, st);
+        };
+        if let Some(members) = shared.get(&key, &canonical) {
+            return Ok(members);
+        }
+        let members = self.with_from_members(w, st)?;
+        shared.put(key, &canonical, &members);
+        Ok(members)
     }
 
     fn with_from_members(&self, w: &CWithFrom, st: &mut State<'_>) -> Res<Vec<Value>> {
