@@ -163,6 +163,21 @@ fn opencl_prunes_through_a_lower_bound_of_hb() {
     assert!(e.contains("limit exceeded"), "{e}");
 }
 
+/// A model choosing `co` from a set (herd's cos.cat habit): the one order
+/// of locations written at most once, init first.
+const ONE_ORDER: &str = "\"one order\"\nlet co0 = loc & (IW * (W \\ IW))\nlet orders = {co0}\n\
+    with co from orders\nacyclic po | rf | co as sc\n";
+
+/// A fresh folder for one test (named by `tag` and the process) holding
+/// the model `text` as `name`: the folder and the model's path.
+fn model_file(tag: &str, name: &str, text: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("litmix-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join(name);
+    std::fs::write(&model, text).unwrap();
+    (dir, model)
+}
+
 /// The result of `test` under `model`, through the driver.
 fn check_parsed(
     test: &litmix::ir::Test,
@@ -224,15 +239,7 @@ fn a_choice_of_paths_that_judges_nothing_does_not_check_the_co_set() {
     // paths; the check waits for the first judgement. The taken path
     // (r0 == 5, which no write gives) writes y: a skeleton with a write to
     // y that judges nothing, so only the other path's set is checked.
-    let dir = std::env::temp_dir().join(format!("litmix-co-set-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let model = dir.join("one-order.cat");
-    std::fs::write(
-        &model,
-        "\"one order\"\nlet co0 = loc & (IW * (W \\ IW))\nlet orders = {co0}\n\
-         with co from orders\nacyclic po | rf | co as sc\n",
-    )
-    .unwrap();
+    let (dir, model) = model_file("co-set", "one-order.cat", ONE_ORDER);
     let src = "C dead_write\n{ [x]=0; [y]=0; }\n\
         P0 (atomic_int* x, atomic_int* y) {\n\
           int r0 = atomic_load_explicit(x, memory_order_relaxed);\n\
@@ -263,15 +270,7 @@ fn the_co_set_is_checked_once_per_shape_of_the_writes() {
     // writes and their locations only (`co0`), so two tests whose writes
     // have the same shape share one check, whatever their reads; a third
     // test, with two writes to x, needs a check of its own.
-    let dir = std::env::temp_dir().join(format!("litmix-co-shape-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let model = dir.join("one-order.cat");
-    std::fs::write(
-        &model,
-        "\"one order\"\nlet co0 = loc & (IW * (W \\ IW))\nlet orders = {co0}\n\
-         with co from orders\nacyclic po | rf | co as sc\n",
-    )
-    .unwrap();
+    let (dir, model) = model_file("co-shape", "one-order.cat", ONE_ORDER);
     let test = |name: &str, p0: &str, p1: &str| {
         let src = format!(
             "C {name}\n{{ [x]=0; }}\n\
@@ -321,17 +320,14 @@ fn a_with_set_is_evaluated_once_per_shape_of_what_it_reads() {
     // their locations only, so tests whose writes have the same shape
     // share one evaluation of it, whatever their reads (`b` reads x once
     // more than `a`).
-    let dir = std::env::temp_dir().join(format!("litmix-with-shape-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let model = dir.join("mo.cat");
-    std::fs::write(
-        &model,
+    let (dir, model) = model_file(
+        "with-shape",
+        "mo.cat",
         "\"own mo\"\nlet co0 = loc & (IW * (W \\ IW))\n\
          let orders(s, r) = linearisations(s, r)\n\
          with mo from orders(W, co0)\nlet fr = (rf^-1 ; mo) \\ id\n\
          acyclic po | rf | mo | fr as sc\n",
-    )
-    .unwrap();
+    );
     let test = |name: &str, p1: &str| {
         let src = format!(
             "C {name}\n{{ [x]=0; [y]=0; }}\n\

@@ -64,6 +64,18 @@ pub(crate) enum Support<'a> {
     Inputs { restricted: &'a [&'a str] },
 }
 
+impl<'a> Support<'a> {
+    /// The support of a value that reads `restricted` restricted: its
+    /// inputs' events when it is `local`, else every event.
+    pub(crate) fn of(local: bool, restricted: &'a [&'a str]) -> Self {
+        if local {
+            Support::Inputs { restricted }
+        } else {
+            Support::All
+        }
+    }
+}
+
 /// The key of `names` on `env` up to a renumbering of the events, when
 /// `names` are at most 60 sets and any relations.
 ///

@@ -664,13 +664,7 @@ impl Model {
                 names.sort_unstable();
                 names.dedup();
                 let restricted: Vec<&str> = inputs.restricted.iter().map(name).collect();
-                let support = if inputs.local {
-                    canon::Support::Inputs {
-                        restricted: &restricted,
-                    }
-                } else {
-                    canon::Support::All
-                };
+                let support = canon::Support::of(inputs.local, &restricted);
                 canon::canonical_numbering(env, &names, support).map_or_else(
                     || (canon::env_key(env, &names), None),
                     |c| (c.key, Some(c.order)),

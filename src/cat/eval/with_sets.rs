@@ -70,13 +70,7 @@ impl SharedWithSets {
         let name = |i: &usize| prog.env_names[*i].name.as_str();
         let names: Vec<&str> = inputs.names.iter().map(name).collect();
         let restricted: Vec<&str> = inputs.restricted.iter().map(name).collect();
-        let support = if inputs.local {
-            canon::Support::Inputs {
-                restricted: &restricted,
-            }
-        } else {
-            canon::Support::All
-        };
+        let support = canon::Support::of(inputs.local, &restricted);
         let c = canon::canonical_numbering(st.env, &names, support)?;
         Some(((w.expr.loc, w.slot, c.key.clone()), c))
     }
