@@ -263,3 +263,37 @@ fn a_local_key_covers_the_events_its_inputs_hold() {
     c.rels.insert("loc", po);
     assert!(canon::canonical_numbering(&c, &names, local).is_none());
 }
+
+#[test]
+fn a_name_read_directly_anywhere_is_not_restricted() {
+    // `W` read directly, `loc` only intersected with a value of `W`.
+    let m = model("let a = W\nlet b = loc & (W * W)\nacyclic b as k\nempty a as k2\n");
+    let mut p = m.program.clone();
+    let index = |p: &eval::Program, n: &str| p.env_names.iter().position(|e| e.name == n).unwrap();
+    let (w, loc) = (index(&p, "W"), index(&p, "loc"));
+    let inputs = eval::Inputs {
+        names: vec![w, loc],
+        local: true,
+        restricted: vec![loc],
+    };
+    assert_eq!(p.input_names(&inputs), (vec!["W", "loc"], vec!["loc"]));
+    // The native form of a `co`-building model reads `FW` as `W`: a second
+    // `W`, here read only restricted. `W` is still read directly.
+    let mut second = p.env_names[w].clone();
+    second.name = "W".into();
+    p.env_names.push(second);
+    let w2 = p.env_names.len() - 1;
+    let inputs = eval::Inputs {
+        names: vec![w, loc, w2],
+        local: true,
+        restricted: vec![loc, w2],
+    };
+    assert_eq!(p.input_names(&inputs), (vec!["W", "loc"], vec!["loc"]));
+    // Both readings restricted: so is the name.
+    let inputs = eval::Inputs {
+        names: vec![w, loc, w2],
+        local: true,
+        restricted: vec![w, loc, w2],
+    };
+    assert_eq!(p.input_names(&inputs), (vec!["W", "loc"], vec!["W", "loc"]));
+}

@@ -654,16 +654,10 @@ impl Model {
             })
             .as_ref()
             .map(|inputs| {
-                let name = |i: &usize| self.program.env_names[*i].name.as_str();
-                let mut names: Vec<&str> = inputs
-                    .names
-                    .iter()
-                    .map(name)
-                    .chain(also.iter().copied())
-                    .collect();
+                let (mut names, restricted) = self.program.input_names(inputs);
+                names.extend_from_slice(also);
                 names.sort_unstable();
                 names.dedup();
-                let restricted: Vec<&str> = inputs.restricted.iter().map(name).collect();
                 let support = canon::Support::of(inputs.local, &restricted);
                 canon::canonical_numbering(env, &names, support).map_or_else(
                     || (canon::env_key(env, &names), None),

@@ -296,6 +296,29 @@ impl Program {
         Some(w.inputs())
     }
 
+    /// The names of `inputs`, sorted and without repeats, and those of them
+    /// read only restricted. A name can stand at two indices (the native
+    /// form of a model that builds `co` reads `FW` as `W`): it is
+    /// restricted only when neither reading of it is direct.
+    pub fn input_names<'p>(&'p self, inputs: &Inputs) -> (Vec<&'p str>, Vec<&'p str>) {
+        let name = |i: &usize| self.env_names[*i].name.as_str();
+        let mut names: Vec<&str> = inputs.names.iter().map(name).collect();
+        names.sort_unstable();
+        names.dedup();
+        let direct: Vec<&str> = inputs
+            .names
+            .iter()
+            .filter(|i| !inputs.restricted.contains(i))
+            .map(name)
+            .collect();
+        let restricted = names
+            .iter()
+            .copied()
+            .filter(|n| !direct.contains(n))
+            .collect();
+        (names, restricted)
+    }
+
     /// [`Program::slot_inputs`] for an expression outside any function.
     pub fn expr_inputs(&self, e: &CExpr) -> Option<Inputs> {
         let mut w = Walk::new(self);

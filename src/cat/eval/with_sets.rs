@@ -67,12 +67,11 @@ impl SharedWithSets {
             .inputs
             .get_or_init(|| prog.expr_inputs(&w.expr))
             .as_ref()?;
-        let name = |i: &usize| prog.env_names[*i].name.as_str();
-        let names: Vec<&str> = inputs.names.iter().map(name).collect();
-        let restricted: Vec<&str> = inputs.restricted.iter().map(name).collect();
+        let (names, restricted) = prog.input_names(inputs);
         let support = canon::Support::of(inputs.local, &restricted);
-        let c = canon::canonical_numbering(st.env, &names, support)?;
-        Some(((w.expr.loc, w.slot, c.key.clone()), c))
+        let mut c = canon::canonical_numbering(st.env, &names, support)?;
+        let key = std::mem::take(&mut c.key);
+        Some(((w.expr.loc, w.slot, key), c))
     }
 
     /// The set kept under `key`, renumbered back from `c`'s order and
