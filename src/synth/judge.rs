@@ -128,6 +128,9 @@ pub struct Judge<'a> {
     canon_memo: Mutex<Memo<CanonEntry>>,
     /// Outcomes an interleaving reaches are allowed without a model run.
     pub sc_cut: bool,
+    /// Programs are judged in their scope normal form
+    /// ([`super::scope::normal_form`]), as the scope cut assumes they may.
+    pub scope_normal: bool,
     /// A program some allowed execution of which raises a flag (a race:
     /// undefined behaviour in C and OpenCL) allows every outcome
     /// (synthesis; distinguishing lists such programs apart instead).
@@ -175,6 +178,7 @@ impl<'a> Judge<'a> {
             sc_memo: Mutex::new(Memo::default()),
             canon_memo: Mutex::new(Memo::default()),
             sc_cut: true,
+            scope_normal: false,
             catch_fire: false,
             runs: AtomicU64::new(0),
             restrictable,
@@ -239,7 +243,14 @@ impl<'a> Judge<'a> {
         let canon = match canon {
             Some(x) => x,
             None => {
-                let x = Arc::new(super::program::canonical_program(p, p.has_adds(self.vocab)));
+                // The normal form differs only in entries: the renaming
+                // into its canonical form serves `p`'s outcomes as well.
+                let normal = self
+                    .scope_normal
+                    .then(|| super::scope::normal_form(self.vocab, p))
+                    .flatten();
+                let q = normal.as_ref().unwrap_or(p);
+                let x = Arc::new(super::program::canonical_program(q, q.has_adds(self.vocab)));
                 let mut memo = self.canon_memo.lock().map_err(|e| e.to_string())?;
                 if memo.len() >= MEMO_LIMIT {
                     memo.clear();

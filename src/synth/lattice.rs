@@ -144,9 +144,8 @@ impl Fillings {
 }
 
 /// Outcome sets of fillings by number: what a filling may forbid (under
-/// some judge), and, for synthesis, the removals known to keep each
-/// outcome forbidden ([`NO_BLOCKER`] where none is known). A filling
-/// with no outcome is not stored.
+/// some judge), and, for synthesis, what is known of each outcome's
+/// removals ([`RemovalFacts`]). A filling with no outcome is not stored.
 #[derive(Default)]
 pub struct MayForbid {
     sets: HashMap<usize, Known, crate::fast_hash::FastHash>,
@@ -156,11 +155,48 @@ pub struct MayForbid {
 }
 
 /// What is known of one filling: the outcomes it may forbid, and the
-/// blockers of those outcomes when some is known.
-type Known = (Box<[u64]>, Option<Box<[u8]>>);
+/// facts of those outcomes' removals when some is known.
+type Known = (Box<[u64]>, Option<Box<[RemovalFacts]>>);
 
 /// No removal is known to keep the outcome forbidden.
 pub const NO_BLOCKER: u8 = u8::MAX;
+
+/// What is known, for one outcome of one filling, of its removals (each
+/// operation's, numbered as the filling's slots): one that keeps the
+/// outcome forbidden (`blocker`, [`NO_BLOCKER`] if none is known), and
+/// those known to allow it (`cleared`, a bit per removal below
+/// [`RemovalFacts::TRACKED`]). A removal that allows an outcome in a
+/// filling allows it one step weaker in any slot: in its own slot the
+/// removal leaves the same program, in another a program one step weaker,
+/// which allows what the stronger one allows (monotonicity, as for the
+/// lattice cut).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RemovalFacts {
+    pub blocker: u8,
+    pub cleared: u16,
+}
+
+impl RemovalFacts {
+    /// Nothing known.
+    pub const NONE: RemovalFacts = RemovalFacts {
+        blocker: NO_BLOCKER,
+        cleared: 0,
+    };
+    /// Removals numbered below this may be recorded as cleared.
+    pub const TRACKED: usize = 16;
+
+    /// Whether removal `k` is known to allow the outcome.
+    pub fn is_cleared(&self, k: usize) -> bool {
+        k < Self::TRACKED && self.cleared & (1 << k) != 0
+    }
+
+    /// Records that removal `k` allows the outcome (when tracked).
+    pub fn clear(&mut self, k: usize) {
+        if k < Self::TRACKED {
+            self.cleared |= 1 << k;
+        }
+    }
+}
 
 impl MayForbid {
     /// Whether filling `idx` is stored.
@@ -205,12 +241,12 @@ impl MayForbid {
         out
     }
 
-    /// Records what filling `idx` may forbid, and per outcome the slot
-    /// whose removal keeps it forbidden (`blockers`, when some is known).
-    pub fn set_with(&mut self, idx: usize, set: Box<[u64]>, blockers: Option<Box<[u8]>>) {
+    /// Records what filling `idx` may forbid, and per outcome what is
+    /// known of its removals (`facts`, kept when something is).
+    pub fn set_with(&mut self, idx: usize, set: Box<[u64]>, facts: Option<Box<[RemovalFacts]>>) {
         if set.iter().any(|&w| w != 0) {
-            let blockers = blockers.filter(|b| b.iter().any(|&x| x != NO_BLOCKER));
-            self.sets.insert(idx, (set, blockers));
+            let facts = facts.filter(|f| f.iter().any(|&x| x != RemovalFacts::NONE));
+            self.sets.insert(idx, (set, facts));
             if self.stored.len() <= idx / 64 {
                 self.stored.resize(idx / 64 + 1, 0);
             }
@@ -218,10 +254,10 @@ impl MayForbid {
         }
     }
 
-    /// Per outcome, the slot whose removal keeps it forbidden in filling
-    /// `idx` ([`NO_BLOCKER`]: none known), when some is known.
-    pub fn blockers(&self, idx: usize) -> Option<&[u8]> {
-        self.sets.get(&idx).and_then(|(_, b)| b.as_deref())
+    /// Per outcome, what is known of its removals in filling `idx`, when
+    /// something is.
+    pub fn facts(&self, idx: usize) -> Option<&[RemovalFacts]> {
+        self.sets.get(&idx).and_then(|(_, f)| f.as_deref())
     }
 }
 
@@ -341,18 +377,35 @@ mod tests {
         assert!(!any(&m.common([1, 7].into_iter()).unwrap()));
     }
 
-    /// Blockers are kept with a filling's set only when some outcome has
-    /// one, and only for fillings that may forbid something.
+    /// Removal facts are kept with a filling's set only when some outcome
+    /// has one, and only for fillings that may forbid something.
     #[test]
-    fn blockers_are_kept_with_their_set() {
+    fn removal_facts_are_kept_with_their_set() {
+        let f = |blocker: u8, cleared: u16| RemovalFacts { blocker, cleared };
+        let none = RemovalFacts::NONE;
         let mut m = MayForbid::default();
-        let b = |x: &[u8]| Some(x.to_vec().into_boxed_slice());
-        m.set_with(0, full(3), b(&[NO_BLOCKER, 2, NO_BLOCKER]));
-        m.set_with(1, full(3), b(&[NO_BLOCKER; 3]));
-        m.set_with(2, vec![0].into_boxed_slice(), b(&[1, 1, 1]));
-        assert_eq!(m.blockers(0), Some(&[NO_BLOCKER, 2, NO_BLOCKER][..]));
-        assert_eq!(m.blockers(1), None);
-        assert_eq!(m.blockers(2), None);
+        let b = |x: &[RemovalFacts]| Some(x.to_vec().into_boxed_slice());
+        m.set_with(0, full(3), b(&[none, f(2, 0), none]));
+        m.set_with(1, full(3), b(&[none; 3]));
+        m.set_with(2, vec![0].into_boxed_slice(), b(&[f(1, 0); 3]));
+        m.set_with(3, full(3), b(&[none, none, f(NO_BLOCKER, 0b101)]));
+        assert_eq!(m.facts(0), Some(&[none, f(2, 0), none][..]));
+        assert_eq!(m.facts(1), None);
+        assert_eq!(m.facts(2), None);
+        let kept = m.facts(3).unwrap()[2];
+        assert!(kept.is_cleared(0) && !kept.is_cleared(1) && kept.is_cleared(2));
         assert!(has(&m.common([0, 1].into_iter()).unwrap(), 2));
+    }
+
+    /// Removals past the tracked ones are never recorded as cleared.
+    #[test]
+    fn only_tracked_removals_are_cleared() {
+        let mut x = RemovalFacts::NONE;
+        x.clear(3);
+        x.clear(RemovalFacts::TRACKED);
+        x.clear(40);
+        assert!(x.is_cleared(3));
+        assert!(!x.is_cleared(RemovalFacts::TRACKED) && !x.is_cleared(40));
+        assert_eq!(x.cleared, 1 << 3);
     }
 }

@@ -8,6 +8,7 @@
 //! - `program.rs`: programs, outcomes, weakenings;
 //! - `search.rs`: shapes from the shared enumerator of
 //!   [`crate::mapping::enumerate`], filled, judged, classified;
+//! - `scope.rs`: effective scopes (the scope cut, the scope normal form);
 //! - `judge.rs`: judging through the driver, cached per program;
 //! - `assemble.rs`: a program's IR from its threads' parses, cached per thread;
 //! - `print.rs`: X86, PTX and C/OpenCL printers;
@@ -20,6 +21,7 @@ pub mod judge;
 pub mod lattice;
 pub mod print;
 pub mod program;
+pub mod scope;
 pub mod search;
 pub mod vocab;
 
@@ -149,6 +151,7 @@ pub fn run(r: &Run, progress: &(dyn Fn() + Sync)) -> Result<Summary, String> {
         .map(|m| {
             Judge::new(vocab, m, &[], &cache, r.opts.clone()).map(|mut j| {
                 j.sc_cut = r.space.prune;
+                j.scope_normal = r.space.prune;
                 // Synthesis: a racy program promises nothing.
                 j.catch_fire = r.models.len() == 1;
                 j

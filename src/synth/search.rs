@@ -4,8 +4,9 @@
 //! every outcome of it classified (docs/synthesis.md).
 
 use super::judge::{Judge, Judged, Prepared, sc_judged};
-use super::lattice::{self, Fillings, MayForbid};
+use super::lattice::{self, Fillings, MayForbid, RemovalFacts};
 use super::program::{Cond, SOp, SProgram, SThread, removed_cond, removed_program, weakenings_of};
+use super::scope::scope_effective;
 use super::vocab::{Dialect, Vocab};
 use crate::mapping::canon::CanonPlan;
 use crate::mapping::enumerate::{
@@ -78,7 +79,7 @@ pub struct Counts {
     pub cut: usize,
     /// Fillings of shapes (before the isomorphism test) the scope cut
     /// leaves out: some instruction's scope holds no thread its next
-    /// narrower scope does not hold ([`scope_effective`]).
+    /// narrower scope does not hold ([`super::scope::scope_effective`]).
     pub scope_equivalent: usize,
 }
 
@@ -181,50 +182,6 @@ fn placement_ok(threads: &[Thread], sp: &Space2) -> bool {
     (0..sp.max_gpus).all(|d| cta.iter().filter(|c| c.0 == d).count() <= sp.max_ctas as usize)
 }
 
-/// Whether entry `entry` on thread `t` of `threads` has an effective
-/// scope: unscoped, the narrowest, or holding some thread its next
-/// narrower scope does not hold (threads placed in CTAs of GPUs; a
-/// vocabulary's three scope levels read as CTA, GPU and system, e.g. PTX's
-/// `cta gpu sys`). It depends only on the placement. A program with an
-/// ineffective scope behaves, under a model that sees scopes only through
-/// which threads an instruction's scope instance holds (every built-in
-/// scoped model: `incl` in ptx6, ptx75 and cmm, `incl1` in the OpenCL
-/// models), exactly as its one-step weakening with that scope narrowed:
-/// it is minimal for no outcome, and distinguishes nothing that weakening
-/// does not (docs/synthesis.md, "Cuts").
-pub fn scope_effective(vocab: &Vocab, threads: &[Thread], t: usize, entry: usize) -> bool {
-    let scope = vocab.entries[entry].scope;
-    if vocab.scopes.len() != 3 || scope < 2 {
-        return true;
-    }
-    let Place::Gpu { dev, wg } = threads[t].place else {
-        return true;
-    };
-    threads.iter().enumerate().any(|(u, other)| {
-        u != t
-            && match other.place {
-                Place::Gpu { dev: d, wg: w } => {
-                    if scope == 2 {
-                        d == dev && w != wg
-                    } else {
-                        d != dev
-                    }
-                }
-                _ => scope == 3,
-            }
-    })
-}
-
-/// Whether some instruction of a filled program has an ineffective scope
-/// ([`scope_effective`]).
-pub fn scope_redundant(vocab: &Vocab, threads: &[Thread]) -> bool {
-    threads.iter().enumerate().any(|(t, th)| {
-        th.ops
-            .iter()
-            .any(|o| !scope_effective(vocab, threads, t, o.order as usize))
-    })
-}
-
 /// The program of filled threads: written values 1, 2, ... in thread then
 /// program order (1, 2, 4, ... when some entry is an add, so that sums of
 /// values along chains of adds stay distinct), registers numbered per
@@ -279,6 +236,18 @@ fn strongest_above(vocab: &Vocab, p: &SProgram) -> Option<SProgram> {
     for t in &mut q.threads {
         for o in &mut t.ops {
             o.entry = vocab.tops[o.entry]?;
+        }
+    }
+    Some(q)
+}
+
+/// `p` with every entry replaced by the one weakest entry below it
+/// (values kept), or `None` when some entry has several.
+fn weakest_below(vocab: &Vocab, p: &SProgram) -> Option<SProgram> {
+    let mut q = p.clone();
+    for t in &mut q.threads {
+        for o in &mut t.ops {
+            o.entry = vocab.bottoms[o.entry]?;
         }
     }
     Some(q)
@@ -425,7 +394,8 @@ pub fn search_shape(
     let mut may = MayForbid::default();
     // Synthesis of minimal tests: an outcome a removal keeps forbidden
     // stays so one step weaker in the removed slot (the same program
-    // remains), so its removal checks are not made again.
+    // remains), so its removal checks are not made again; a removal that
+    // allows it allows it one step weaker in any slot.
     let blocker_cut = prune && minimality && matches!(mode, Mode::Synth { .. });
     let mut ups: Vec<(usize, usize, usize)> = Vec::new();
     // The original ranks of the canonical fillings (programs are numbered
@@ -470,10 +440,10 @@ pub fn search_shape(
         let dead = common.as_ref().is_some_and(|c| !lattice::any(c));
         // Only a filling with a weaker neighbour passes its set on.
         let passes = prune && !dead && fill.has_lower(&pick);
-        // The removals known to keep an outcome forbidden, from the upper
-        // neighbours (the blocker cut).
-        let mut blockers = if blocker_cut && !dead && (canonical || passes) {
-            inherited_blockers(vocab, &fill, &pick, &ups, &may)
+        // What the upper neighbours know of the removals (the blocker
+        // cut).
+        let mut facts = if blocker_cut && !dead && (canonical || passes) {
+            inherited_facts(vocab, &fill, &pick, &ups, &may)
         } else {
             None
         };
@@ -489,7 +459,7 @@ pub fn search_shape(
                         lattice::full(patterns[k].outcomes.len())
                     }
                 };
-                may.set_with(idx, set, blockers);
+                may.set_with(idx, set, facts);
             }
         } else {
             let rank = fill.original_rank(&pick);
@@ -521,8 +491,8 @@ pub fn search_shape(
             });
             if let Some(mut maybe) = maybe.filter(|m| lattice::any(m)) {
                 let p = built.unwrap_or_else(|| build(vocab, &threads));
-                if blocker_cut && blockers.is_none() {
-                    blockers = Some(vec![lattice::NO_BLOCKER; n].into_boxed_slice());
+                if blocker_cut && facts.is_none() {
+                    facts = Some(vec![RemovalFacts::NONE; n].into_boxed_slice());
                 }
                 search_program(
                     &mut Ctx {
@@ -539,11 +509,11 @@ pub fn search_shape(
                     &p,
                     &pat.outcomes,
                     &mut maybe,
-                    blockers.as_deref_mut(),
+                    facts.as_deref_mut(),
                     &mut |f| found.push((rank, f)),
                 )?;
                 if passes {
-                    may.set_with(idx, maybe, blockers);
+                    may.set_with(idx, maybe, facts);
                 }
             } else {
                 // Every outcome is allowed by some upper neighbour or
@@ -572,33 +542,36 @@ pub fn search_shape(
     Ok((out, counts))
 }
 
-/// The blocker cut: per outcome, a slot whose removal is known to keep it
-/// forbidden in the filling with picks `pick`, from its upper neighbours
-/// `ups` (slot, pick, number): a neighbour that differs in slot `s` only,
-/// with the same adds, has the same program once slot `s` is removed, and
-/// the same outcomes, so an outcome that removal kept forbidden there is
-/// kept forbidden here. `None` when no neighbour knows of one.
-fn inherited_blockers(
+/// The blocker cut: per outcome, what the upper neighbours `ups` (slot,
+/// pick, number) of the filling with picks `pick` know of its removals. A
+/// neighbour that differs in slot `s` only, with the same adds, has the
+/// same outcomes and the same program once slot `s` is removed: a removal
+/// of `s` that kept an outcome forbidden there keeps it forbidden here. A
+/// removal of any slot that allowed an outcome there allows it here (the
+/// same program, or one a step weaker). `None` when no neighbour knows
+/// anything.
+fn inherited_facts(
     vocab: &Vocab,
     fill: &Fillings,
     pick: &[usize],
     ups: &[(usize, usize, usize)],
     may: &MayForbid,
-) -> Option<Box<[u8]>> {
-    let mut out: Option<Box<[u8]>> = None;
+) -> Option<Box<[RemovalFacts]>> {
+    let mut out: Option<Box<[RemovalFacts]>> = None;
     for &(s, u, g) in ups {
         let here = vocab.entries[fill.per[s][pick[s]]].adds;
-        if vocab.entries[fill.per[s][u]].adds != here || s >= lattice::NO_BLOCKER as usize {
+        if vocab.entries[fill.per[s][u]].adds != here {
             continue;
         }
-        let Some(theirs) = may.blockers(g) else {
+        let Some(theirs) = may.facts(g) else {
             continue;
         };
-        let mine = out.get_or_insert_with(|| vec![lattice::NO_BLOCKER; theirs.len()].into());
-        for (m, &t) in mine.iter_mut().zip(theirs) {
-            if t == s as u8 {
-                *m = t;
+        let mine = out.get_or_insert_with(|| vec![RemovalFacts::NONE; theirs.len()].into());
+        for (m, t) in mine.iter_mut().zip(theirs) {
+            if s < lattice::NO_BLOCKER as usize && t.blocker == s as u8 {
+                m.blocker = t.blocker;
             }
+            m.cleared |= t.cleared;
         }
     }
     out
@@ -625,6 +598,9 @@ struct Removals<'p> {
     p: &'p SProgram,
     at: Vec<(usize, usize)>,
     prepared: Vec<Option<Vec<Prepared>>>,
+    /// Per removal, once asked (synthesis with the cuts on): the weakest
+    /// program below it, prepared, or `None` when it has none but itself.
+    weakest: Vec<Option<Option<Vec<Prepared>>>>,
 }
 
 impl<'p> Removals<'p> {
@@ -636,7 +612,13 @@ impl<'p> Removals<'p> {
             .flat_map(|(t, th)| (0..th.ops.len()).map(move |i| (t, i)))
             .collect();
         let prepared = at.iter().map(|_| None).collect();
-        Removals { p, at, prepared }
+        let weakest = at.iter().map(|_| None).collect();
+        Removals {
+            p,
+            at,
+            prepared,
+            weakest,
+        }
     }
 
     fn len(&self) -> usize {
@@ -645,8 +627,27 @@ impl<'p> Removals<'p> {
 
     /// Whether removal `k` classifies outcome `c` of the program as
     /// `Some(dir)` (keeps it forbidden, or distinguishing the same way).
+    /// Synthesis with the cuts on asks the weakest program below the
+    /// removal first: what it forbids, the removal forbids (monotonicity,
+    /// as for the lattice cut), and that program is one per shape and
+    /// pattern of adds, judged once.
     fn blocks(&mut self, cx: &Ctx<'_, '_>, c: &Cond, k: usize, dir: bool) -> Result<bool, String> {
         let (t, i) = self.at[k];
+        let cond = removed_cond(cx.vocab, self.p, c, t, i);
+        if cx.prune && !dir && matches!(cx.mode, Mode::Synth { .. }) {
+            if self.weakest[k].is_none() {
+                let r = removed_program(self.p, t, i);
+                self.weakest[k] = Some(match weakest_below(cx.vocab, &r).filter(|w| *w != r) {
+                    Some(w) => Some(prepare_all(cx.judges, &w, false)?),
+                    None => None,
+                });
+            }
+            if let Some(Some(preps)) = &self.weakest[k]
+                && classify_prepared(cx.mode, preps, &cond)? == Some(false)
+            {
+                return Ok(true);
+            }
+        }
         if self.prepared[k].is_none() {
             self.prepared[k] = Some(prepare_all(
                 cx.judges,
@@ -654,22 +655,29 @@ impl<'p> Removals<'p> {
                 false,
             )?);
         }
-        let cond = removed_cond(cx.vocab, self.p, c, t, i);
         let preps = self.prepared[k].as_deref().unwrap_or(&[]);
         Ok(classify_prepared(cx.mode, preps, &cond)? == Some(dir))
     }
 
-    /// The first removal that classifies `c` as `Some(dir)`, if any.
+    /// The first removal that classifies `c` as `Some(dir)`, if any,
+    /// leaving out those `facts` calls cleared and clearing there those
+    /// found not to (synthesis: a removal that does not keep `c`
+    /// forbidden allows it).
     fn first_blocking(
         &mut self,
         cx: &Ctx<'_, '_>,
         c: &Cond,
         dir: bool,
+        facts: &mut RemovalFacts,
     ) -> Result<Option<usize>, String> {
         for k in 0..self.len() {
+            if facts.is_cleared(k) {
+                continue;
+            }
             if self.blocks(cx, c, k, dir)? {
                 return Ok(Some(k));
             }
+            facts.clear(k);
         }
         Ok(None)
     }
@@ -723,7 +731,7 @@ fn search_program(
     p: &SProgram,
     outcomes: &[Cond],
     maybe: &mut [u64],
-    mut blockers: Option<&mut [u8]>,
+    mut facts: Option<&mut [RemovalFacts]>,
     report: &mut dyn FnMut(Found),
 ) -> Result<(), String> {
     for ci in 0..outcomes.len() {
@@ -748,15 +756,18 @@ fn search_program(
         let synth = matches!(mode, Mode::Synth { .. });
         let mut removal_checked = false;
         if synth && cx.minimality {
-            let known = blockers
-                .as_deref()
-                .is_some_and(|b| b[ci] != lattice::NO_BLOCKER);
-            if known {
+            // Without the cut (no facts), nothing is known and nothing kept.
+            let mut none = RemovalFacts::NONE;
+            let known = match facts.as_deref_mut() {
+                Some(f) => &mut f[ci],
+                None => &mut none,
+            };
+            if known.blocker != lattice::NO_BLOCKER {
                 continue;
             }
-            if let Some(k) = removals.first_blocking(cx, c, false)? {
-                if let Some(b) = blockers.as_deref_mut() {
-                    b[ci] = k as u8;
+            if let Some(k) = removals.first_blocking(cx, c, false, known)? {
+                if k < lattice::NO_BLOCKER as usize {
+                    known.blocker = k as u8;
                 }
                 continue;
             }
@@ -775,7 +786,11 @@ fn search_program(
         let Some(dir) = classify_prepared(mode, prepared.as_deref().unwrap_or(&[]), c)? else {
             continue;
         };
-        if cx.minimality && !removal_checked && removals.first_blocking(cx, c, dir)?.is_some() {
+        let mut unknown = RemovalFacts::NONE;
+        if cx.minimality
+            && !removal_checked
+            && removals.first_blocking(cx, c, dir, &mut unknown)?.is_some()
+        {
             continue;
         }
         found(cx, p, c, ci, dir, report)?;
@@ -930,75 +945,92 @@ pub fn iso_key(vocab: &Vocab, p: &SProgram, c: &Cond) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::driver::ModelCache;
+    use crate::exec::CheckOptions;
+    use crate::synth::program::STerm;
+    use crate::synth::vocab::load;
 
-    /// A thread at `(dev, wg)` with one instruction named `entry`.
-    fn thread(vocab: &Vocab, dev: u8, wg: u8, entry: &str) -> Thread {
-        let e = vocab
-            .entries
-            .iter()
-            .position(|e| e.name == entry)
-            .unwrap_or_else(|| panic!("no entry {entry}"));
-        Thread {
-            place: Place::Gpu { dev, wg },
-            ops: vec![Op {
-                kind: vocab.entries[e].kind,
-                order: e as u8,
-                scope: 0,
-                loc: 0,
-                remote: false,
-            }],
-        }
+    /// Whether removal `k` of `p` keeps `cond` forbidden under `judge`'s
+    /// model, with the cuts on.
+    fn removal_blocks(judge: &Judge<'_>, p: &SProgram, cond: &Cond, k: usize) -> bool {
+        let mode = Mode::Synth {
+            judge,
+            criterion: Criterion::Minimal,
+        };
+        let judges = judges_of(&mode);
+        let mut top_judged = Vec::new();
+        let mut counts = Counts::default();
+        let cx = Ctx {
+            vocab: judge.vocab,
+            mode: &mode,
+            judges: &judges,
+            prune: true,
+            places: true,
+            minimality: true,
+            top_cut: true,
+            top_judged: &mut top_judged,
+            counts: &mut counts,
+        };
+        Removals::new(p).blocks(&cx, cond, k, false).unwrap()
     }
 
+    /// The weakest program below a removal answers for it when it
+    /// forbids the outcome: `st x=1; ld x` reading 0 is forbidden with weak
+    /// accesses (coherence through program order), so removing the other
+    /// thread's store keeps `r0=0` forbidden, for any orders and scopes of
+    /// the two accesses, with one program judged (the weak one) for three
+    /// removals. CoRR across two CTAs at `.gpu` is forbidden, but allowed
+    /// with weak accesses (not morally strong): that removal is judged.
     #[test]
-    fn scope_redundancy_by_hand() {
-        let v = super::super::vocab::load("ptx").unwrap();
-        let t = |d, w, e| thread(&v, d, w, e);
-        // One CTA: .gpu and .sys hold no thread .cta does not.
-        assert!(scope_redundant(
-            &v,
-            &[t(0, 0, "st.relaxed.gpu"), t(0, 0, "ld.relaxed.cta")]
-        ));
-        assert!(scope_redundant(
-            &v,
-            &[t(0, 0, "st.relaxed.cta"), t(0, 0, "ld.relaxed.sys")]
-        ));
-        assert!(!scope_redundant(
-            &v,
-            &[t(0, 0, "st.relaxed.cta"), t(0, 0, "ld.relaxed.cta")]
-        ));
-        // Two CTAs of one GPU: .gpu reaches the other CTA, .sys adds nothing.
-        assert!(!scope_redundant(
-            &v,
-            &[t(0, 0, "st.release.gpu"), t(0, 1, "ld.acquire.gpu")]
-        ));
-        assert!(scope_redundant(
-            &v,
-            &[t(0, 0, "st.release.sys"), t(0, 1, "ld.acquire.gpu")]
-        ));
-        // Two GPUs: .gpu holds only the thread itself, .sys reaches the other.
-        assert!(scope_redundant(
-            &v,
-            &[t(0, 0, "st.release.gpu"), t(1, 1, "ld.acquire.sys")]
-        ));
-        assert!(!scope_redundant(
-            &v,
-            &[t(0, 0, "st.release.sys"), t(1, 1, "ld.acquire.sys")]
-        ));
-        // Unscoped entries and fences at the narrowest scope never are.
-        assert!(!scope_redundant(
-            &v,
-            &[t(0, 0, "st.weak"), t(0, 0, "fence.sc.cta")]
-        ));
-        // A three-level tree: .gpu is needed for the CTA beside it even
-        // though a GPU apart exists.
-        assert!(!scope_redundant(
-            &v,
-            &[
-                t(0, 0, "fence.sc.gpu"),
-                t(0, 1, "st.weak"),
-                t(1, 2, "st.weak")
-            ]
-        ));
+    fn the_weakest_program_below_a_removal_answers_when_it_forbids() {
+        let v = load("ptx").unwrap();
+        let e = |n: &str| v.entry_named(n);
+        let at = |dev, wg| Place::Gpu { dev, wg };
+        let th = |place, ops| SThread { place, ops };
+        let op = SOp::new;
+        let reg = |thread, reg| STerm::Reg { thread, reg };
+        let cache = ModelCache::default();
+        let judge = Judge::new(&v, "ptx6", &[], &cache, CheckOptions::default()).unwrap();
+        // CoWR beside a store to y: P0 st x=1; ld x | P1 st y=2.
+        let cowr = |st: &str, ld: &str| SProgram {
+            threads: vec![
+                th(at(0, 0), vec![op(e(st), 0, 1, u8::MAX), op(e(ld), 0, 0, 0)]),
+                th(at(0, 0), vec![op(e("st.relaxed.cta"), 1, 2, u8::MAX)]),
+            ],
+        };
+        let c = vec![(reg(0, 0), 0), (STerm::Loc(0), 1), (STerm::Loc(1), 2)];
+        for (st, ld) in [
+            ("st.relaxed.cta", "ld.relaxed.cta"),
+            ("st.release.cta", "ld.acquire.cta"),
+            ("st.weak", "ld.relaxed.cta"),
+        ] {
+            assert!(removal_blocks(&judge, &cowr(st, ld), &c, 2), "{st}; {ld}");
+        }
+        assert_eq!(judge.judged(), 1, "the weak program only");
+        // CoRR beside a store to y: P0 st x=1 | P1 ld x; ld x | P2 st y=3.
+        let corr = SProgram {
+            threads: vec![
+                th(at(0, 0), vec![op(e("st.relaxed.gpu"), 0, 1, u8::MAX)]),
+                th(
+                    at(0, 1),
+                    vec![
+                        op(e("ld.relaxed.gpu"), 0, 0, 0),
+                        op(e("ld.relaxed.gpu"), 0, 0, 1),
+                    ],
+                ),
+                th(at(0, 1), vec![op(e("st.relaxed.cta"), 1, 3, u8::MAX)]),
+            ],
+        };
+        let c = vec![
+            (reg(1, 0), 1),
+            (reg(1, 1), 0),
+            (STerm::Loc(0), 1),
+            (STerm::Loc(1), 3),
+        ];
+        assert!(removal_blocks(&judge, &corr, &c, 3));
+        assert_eq!(judge.judged(), 3, "the weak CoRR and the removal");
+        // Removing the store to x leaves nothing forbidden.
+        let c0 = vec![(reg(1, 0), 1), (reg(1, 1), 0), (STerm::Loc(0), 1)];
+        assert!(!removal_blocks(&judge, &corr, &c0, 0));
     }
 }

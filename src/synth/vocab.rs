@@ -87,6 +87,9 @@ pub struct Vocab {
     /// Per entry, the one strongest entry above it in the lattice (itself
     /// when nothing is above it), or `None` when several are.
     pub tops: Vec<Option<usize>>,
+    /// Per entry, the one weakest entry below it in the lattice (itself
+    /// when nothing is below it), or `None` when several are.
+    pub bottoms: Vec<Option<usize>>,
     /// Per entry, the length of the longest chain of `weaker` steps below
     /// it (an entry one step stronger than another is higher).
     pub heights: Vec<usize>,
@@ -415,6 +418,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
         return Err(err(1, 1, "more than 200 entries".into()));
     }
     let tops = tops(&entries);
+    let bottoms = bottoms(&entries);
     let heights = heights(&entries);
     Ok(Vocab {
         name: name.unwrap_or_else(|| file.to_string()),
@@ -423,6 +427,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vocab, VocabError> {
         scopes,
         entries,
         tops,
+        bottoms,
         heights,
         uid: {
             static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -494,21 +499,35 @@ fn tops(entries: &[Entry]) -> Vec<Option<usize>> {
             above[w].push(i);
         }
     }
-    (0..entries.len())
+    extremes(&above)
+}
+
+/// Per entry, the one minimal entry it reaches by `weaker` steps (itself
+/// when none is below it), or `None` when several are.
+fn bottoms(entries: &[Entry]) -> Vec<Option<usize>> {
+    let below: Vec<Vec<usize>> = entries.iter().map(|e| e.weaker.clone()).collect();
+    extremes(&below)
+}
+
+/// Per node of the graph `next` (its successors per node), the one node
+/// without successors that it reaches (itself when it has none), or
+/// `None` when it reaches several.
+fn extremes(next: &[Vec<usize>]) -> Vec<Option<usize>> {
+    (0..next.len())
         .map(|e| {
-            let mut seen = vec![false; entries.len()];
+            let mut seen = vec![false; next.len()];
             let mut stack = vec![e];
-            let mut maximal = Vec::new();
+            let mut last = Vec::new();
             while let Some(x) = stack.pop() {
                 if std::mem::replace(&mut seen[x], true) {
                     continue;
                 }
-                if above[x].is_empty() {
-                    maximal.push(x);
+                if next[x].is_empty() {
+                    last.push(x);
                 }
-                stack.extend(above[x].iter().copied());
+                stack.extend(next[x].iter().copied());
             }
-            (maximal.len() == 1).then(|| maximal[0])
+            (last.len() == 1).then(|| last[0])
         })
         .collect()
 }
@@ -557,6 +576,34 @@ mod tests {
             let v = load(name).unwrap_or_else(|e| panic!("{e}"));
             assert!(!v.entries.is_empty());
         }
+    }
+
+    /// The weakest entry below each: one per chain of orders and scopes,
+    /// none when two minimal entries lie below.
+    #[test]
+    fn weakest_entries_below() {
+        let v = load("ptx").unwrap();
+        let e = |n: &str| v.entry_named(n);
+        for (entry, bottom) in [
+            ("ld.acquire.sys", "ld.weak"),
+            ("st.weak", "st.weak"),
+            ("fence.sc.sys", "fence.acq_rel.cta"),
+            ("atom.acq_rel.gpu.exch", "atom.relaxed.cta.exch"),
+            ("atom.acq_rel.sys.add", "atom.relaxed.cta.add"),
+        ] {
+            assert_eq!(v.bottoms[e(entry)], Some(e(bottom)), "{entry}");
+        }
+        assert_eq!(v.tops[e("ld.weak")], Some(e("ld.acquire.sys")));
+        let x86 = load("x86").unwrap();
+        let xchg = x86.entry_named("XCHG");
+        assert_eq!(x86.bottoms[xchg], Some(xchg));
+        let two = parse(
+            "t.vocab",
+            "arch X86\nload A \"a\"\nload B \"b\"\nload C \"c\" weaker A weaker B\n",
+        )
+        .unwrap();
+        assert_eq!(two.bottoms[two.entry_named("C")], None);
+        assert_eq!(two.tops[two.entry_named("A")], Some(two.entry_named("C")));
     }
 
     #[test]
