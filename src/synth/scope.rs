@@ -137,53 +137,36 @@ mod tests {
     #[test]
     fn scope_redundancy_by_hand() {
         let v = super::super::vocab::load("ptx").unwrap();
-        let t = |d, w, e| thread(&v, d, w, e);
-        // One CTA: .gpu and .sys hold no thread .cta does not.
-        assert!(scope_redundant(
-            &v,
-            &[t(0, 0, "st.relaxed.gpu"), t(0, 0, "ld.relaxed.cta")]
-        ));
-        assert!(scope_redundant(
-            &v,
-            &[t(0, 0, "st.relaxed.cta"), t(0, 0, "ld.relaxed.sys")]
-        ));
-        assert!(!scope_redundant(
-            &v,
-            &[t(0, 0, "st.relaxed.cta"), t(0, 0, "ld.relaxed.cta")]
-        ));
-        // Two CTAs of one GPU: .gpu reaches the other CTA, .sys adds nothing.
-        assert!(!scope_redundant(
-            &v,
-            &[t(0, 0, "st.release.gpu"), t(0, 1, "ld.acquire.gpu")]
-        ));
-        assert!(scope_redundant(
-            &v,
-            &[t(0, 0, "st.release.sys"), t(0, 1, "ld.acquire.gpu")]
-        ));
-        // Two GPUs: .gpu holds only the thread itself, .sys reaches the other.
-        assert!(scope_redundant(
-            &v,
-            &[t(0, 0, "st.release.gpu"), t(1, 1, "ld.acquire.sys")]
-        ));
-        assert!(!scope_redundant(
-            &v,
-            &[t(0, 0, "st.release.sys"), t(1, 1, "ld.acquire.sys")]
-        ));
-        // Unscoped entries and fences at the narrowest scope never are.
-        assert!(!scope_redundant(
-            &v,
-            &[t(0, 0, "st.weak"), t(0, 0, "fence.sc.cta")]
-        ));
-        // A three-level tree: .gpu is needed for the CTA beside it even
-        // though a GPU apart exists.
-        assert!(!scope_redundant(
-            &v,
-            &[
-                t(0, 0, "fence.sc.gpu"),
-                t(0, 1, "st.weak"),
-                t(1, 2, "st.weak")
-            ]
-        ));
+        /// A thread: its GPU, its CTA and its one instruction.
+        type Placed<'a> = (u8, u8, &'a str);
+        let t = |&(d, w, e): &Placed| thread(&v, d, w, e);
+        // (threads, whether some scope is redundant)
+        let cases: &[(&[Placed], bool)] = &[
+            // One CTA: .gpu and .sys hold no thread .cta does not.
+            (&[(0, 0, "st.relaxed.gpu"), (0, 0, "ld.relaxed.cta")], true),
+            (&[(0, 0, "st.relaxed.cta"), (0, 0, "ld.relaxed.sys")], true),
+            (&[(0, 0, "st.relaxed.cta"), (0, 0, "ld.relaxed.cta")], false),
+            // Two CTAs of one GPU: .gpu reaches the other CTA, .sys adds
+            // nothing.
+            (&[(0, 0, "st.release.gpu"), (0, 1, "ld.acquire.gpu")], false),
+            (&[(0, 0, "st.release.sys"), (0, 1, "ld.acquire.gpu")], true),
+            // Two GPUs: .gpu holds only the thread itself, .sys reaches the
+            // other.
+            (&[(0, 0, "st.release.gpu"), (1, 1, "ld.acquire.sys")], true),
+            (&[(0, 0, "st.release.sys"), (1, 1, "ld.acquire.sys")], false),
+            // Unscoped entries and fences at the narrowest scope never are.
+            (&[(0, 0, "st.weak"), (0, 0, "fence.sc.cta")], false),
+            // A three-level tree: .gpu is needed for the CTA beside it even
+            // though a GPU apart exists.
+            (
+                &[(0, 0, "fence.sc.gpu"), (0, 1, "st.weak"), (1, 2, "st.weak")],
+                false,
+            ),
+        ];
+        for (threads, redundant) in cases {
+            let threads: Vec<Thread> = threads.iter().map(t).collect();
+            assert_eq!(scope_redundant(&v, &threads), *redundant, "{threads:?}");
+        }
     }
 
     /// Scopes narrowed until they hold a thread the next narrower scope

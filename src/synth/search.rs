@@ -228,26 +228,15 @@ fn build(vocab: &Vocab, threads: &[Thread]) -> SProgram {
     }
 }
 
-/// The strongest program above `p` in the lattice: each operation's entry
-/// replaced by the one strongest entry above it (`Vocab::tops`), values
-/// and registers kept; `None` when some entry has several.
-fn strongest_above(vocab: &Vocab, p: &SProgram) -> Option<SProgram> {
+/// `p` with each operation's entry replaced by its one extreme entry in
+/// `extreme` (`Vocab::tops`: the strongest program above `p`;
+/// `Vocab::bottoms`: the weakest below it), values and registers kept;
+/// `None` when some entry has several.
+fn extreme_program(extreme: &[Option<usize>], p: &SProgram) -> Option<SProgram> {
     let mut q = p.clone();
     for t in &mut q.threads {
         for o in &mut t.ops {
-            o.entry = vocab.tops[o.entry]?;
-        }
-    }
-    Some(q)
-}
-
-/// `p` with every entry replaced by the one weakest entry below it
-/// (values kept), or `None` when some entry has several.
-fn weakest_below(vocab: &Vocab, p: &SProgram) -> Option<SProgram> {
-    let mut q = p.clone();
-    for t in &mut q.threads {
-        for o in &mut t.ops {
-            o.entry = vocab.bottoms[o.entry]?;
+            o.entry = extreme[o.entry]?;
         }
     }
     Some(q)
@@ -637,10 +626,12 @@ impl<'p> Removals<'p> {
         if cx.prune && !dir && matches!(cx.mode, Mode::Synth { .. }) {
             if self.weakest[k].is_none() {
                 let r = removed_program(self.p, t, i);
-                self.weakest[k] = Some(match weakest_below(cx.vocab, &r).filter(|w| *w != r) {
-                    Some(w) => Some(prepare_all(cx.judges, &w, false)?),
-                    None => None,
-                });
+                self.weakest[k] = Some(
+                    match extreme_program(&cx.vocab.bottoms, &r).filter(|w| *w != r) {
+                        Some(w) => Some(prepare_all(cx.judges, &w, false)?),
+                        None => None,
+                    },
+                );
             }
             if let Some(Some(preps)) = &self.weakest[k]
                 && classify_prepared(cx.mode, preps, &cond)? == Some(false)
@@ -696,7 +687,7 @@ fn strongest_program_cut(
     if !cx.top_cut || !lattice::any(maybe) {
         return Ok(());
     }
-    let Some(top) = strongest_above(cx.vocab, p) else {
+    let Some(top) = extreme_program(&cx.vocab.tops, p) else {
         return Ok(());
     };
     let tj = match cx.top_judged.iter().find(|(q, _)| *q == top) {
