@@ -8,6 +8,7 @@
 //! - `program.rs`: programs, outcomes, weakenings;
 //! - `search.rs`: shapes from the shared enumerator of
 //!   [`crate::mapping::enumerate`], filled, judged, classified;
+//! - `removals.rs`: a program's removals, checked for the search;
 //! - `scope.rs`: effective scopes (the scope cut, the scope normal form);
 //! - `judge.rs`: judging through the driver, cached per program;
 //! - `assemble.rs`: a program's IR from its threads' parses, cached per thread;
@@ -21,6 +22,7 @@ pub mod judge;
 pub mod lattice;
 pub mod print;
 pub mod program;
+mod removals;
 pub mod scope;
 pub mod search;
 pub mod vocab;

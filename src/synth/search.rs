@@ -5,7 +5,8 @@
 
 use super::judge::{Judge, Judged, Prepared, sc_judged};
 use super::lattice::{self, Fillings, MayForbid, RemovalFacts};
-use super::program::{Cond, SOp, SProgram, SThread, removed_cond, removed_program, weakenings_of};
+use super::program::{Cond, SOp, SProgram, SThread, weakenings_of};
+use super::removals::Removals;
 use super::scope::scope_effective;
 use super::vocab::{Dialect, Vocab};
 use crate::mapping::canon::CanonPlan;
@@ -232,7 +233,7 @@ fn build(vocab: &Vocab, threads: &[Thread]) -> SProgram {
 /// `extreme` (`Vocab::tops`: the strongest program above `p`;
 /// `Vocab::bottoms`: the weakest below it), values and registers kept;
 /// `None` when some entry has several.
-fn extreme_program(extreme: &[Option<usize>], p: &SProgram) -> Option<SProgram> {
+pub(super) fn extreme_program(extreme: &[Option<usize>], p: &SProgram) -> Option<SProgram> {
     let mut q = p.clone();
     for t in &mut q.threads {
         for o in &mut t.ops {
@@ -243,7 +244,7 @@ fn extreme_program(extreme: &[Option<usize>], p: &SProgram) -> Option<SProgram> 
 }
 
 /// The mode's judges: the one judge, or A then B.
-fn judges_of<'a>(mode: &'a Mode<'a>) -> Vec<&'a Judge<'a>> {
+pub(super) fn judges_of<'a>(mode: &'a Mode<'a>) -> Vec<&'a Judge<'a>> {
     match mode {
         Mode::Synth { judge, .. } => vec![judge],
         Mode::Distinguish { a, b } => vec![a, b],
@@ -258,7 +259,7 @@ fn classify(mode: &Mode<'_>, p: &SProgram, c: &Cond) -> Result<Option<bool>, Str
 
 /// `p` prepared under each judge ([`Judge::prepare`]); without SC
 /// states when `sc_done` (the search applied the SC cut to `p` already).
-fn prepare_all(
+pub(super) fn prepare_all(
     judges: &[&Judge<'_>],
     p: &SProgram,
     sc_done: bool,
@@ -273,7 +274,7 @@ fn prepare_all(
 /// its judges ([`judges_of`]'s order): `Some(false)` when synthesis's judge
 /// forbids it, `Some(x)` when distinguishing's A allows it (`x`) and B does
 /// not or the other way round, `None` otherwise.
-fn classify_prepared(
+pub(super) fn classify_prepared(
     mode: &Mode<'_>,
     preps: &[Prepared],
     c: &Cond,
@@ -568,110 +569,16 @@ fn inherited_facts(
 
 /// What [`search_program`] works with: the search's settings, the shape's
 /// strongest programs judged so far, and its counts.
-struct Ctx<'a, 'm> {
-    vocab: &'a Vocab,
-    mode: &'a Mode<'m>,
-    judges: &'a [&'a Judge<'m>],
-    prune: bool,
-    places: bool,
-    minimality: bool,
-    top_cut: bool,
-    top_judged: &'a mut Vec<(SProgram, Vec<Arc<Judged>>)>,
-    counts: &'a mut Counts,
-}
-
-/// The removals of one program (each thread's each operation, in
-/// [`weakenings_of`]'s order), each prepared under every judge on first
-/// need: they do not depend on the outcome, only their conditions do.
-struct Removals<'p> {
-    p: &'p SProgram,
-    at: Vec<(usize, usize)>,
-    prepared: Vec<Option<Vec<Prepared>>>,
-    /// Per removal, once asked (synthesis with the cuts on): the weakest
-    /// program below it, prepared, or `None` when it has none but itself.
-    weakest: Vec<Option<Option<Vec<Prepared>>>>,
-}
-
-impl<'p> Removals<'p> {
-    fn new(p: &'p SProgram) -> Self {
-        let at: Vec<(usize, usize)> = p
-            .threads
-            .iter()
-            .enumerate()
-            .flat_map(|(t, th)| (0..th.ops.len()).map(move |i| (t, i)))
-            .collect();
-        let prepared = at.iter().map(|_| None).collect();
-        let weakest = at.iter().map(|_| None).collect();
-        Removals {
-            p,
-            at,
-            prepared,
-            weakest,
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.at.len()
-    }
-
-    /// Whether removal `k` classifies outcome `c` of the program as
-    /// `Some(dir)` (keeps it forbidden, or distinguishing the same way).
-    /// Synthesis with the cuts on asks the weakest program below the
-    /// removal first: what it forbids, the removal forbids (monotonicity,
-    /// as for the lattice cut), and that program is one per shape and
-    /// pattern of adds, judged once.
-    fn blocks(&mut self, cx: &Ctx<'_, '_>, c: &Cond, k: usize, dir: bool) -> Result<bool, String> {
-        let (t, i) = self.at[k];
-        let cond = removed_cond(cx.vocab, self.p, c, t, i);
-        if cx.prune && !dir && matches!(cx.mode, Mode::Synth { .. }) {
-            if self.weakest[k].is_none() {
-                let r = removed_program(self.p, t, i);
-                self.weakest[k] = Some(
-                    match extreme_program(&cx.vocab.bottoms, &r).filter(|w| *w != r) {
-                        Some(w) => Some(prepare_all(cx.judges, &w, false)?),
-                        None => None,
-                    },
-                );
-            }
-            if let Some(Some(preps)) = &self.weakest[k]
-                && classify_prepared(cx.mode, preps, &cond)? == Some(false)
-            {
-                return Ok(true);
-            }
-        }
-        if self.prepared[k].is_none() {
-            self.prepared[k] = Some(prepare_all(
-                cx.judges,
-                &removed_program(self.p, t, i),
-                false,
-            )?);
-        }
-        let preps = self.prepared[k].as_deref().unwrap_or(&[]);
-        Ok(classify_prepared(cx.mode, preps, &cond)? == Some(dir))
-    }
-
-    /// The first removal that classifies `c` as `Some(dir)`, if any,
-    /// leaving out those `facts` calls cleared and clearing there those
-    /// found not to (synthesis: a removal that does not keep `c`
-    /// forbidden allows it).
-    fn first_blocking(
-        &mut self,
-        cx: &Ctx<'_, '_>,
-        c: &Cond,
-        dir: bool,
-        facts: &mut RemovalFacts,
-    ) -> Result<Option<usize>, String> {
-        for k in 0..self.len() {
-            if facts.is_cleared(k) {
-                continue;
-            }
-            if self.blocks(cx, c, k, dir)? {
-                return Ok(Some(k));
-            }
-            facts.clear(k);
-        }
-        Ok(None)
-    }
+pub(super) struct Ctx<'a, 'm> {
+    pub(super) vocab: &'a Vocab,
+    pub(super) mode: &'a Mode<'m>,
+    pub(super) judges: &'a [&'a Judge<'m>],
+    pub(super) prune: bool,
+    pub(super) places: bool,
+    pub(super) minimality: bool,
+    pub(super) top_cut: bool,
+    pub(super) top_judged: &'a mut Vec<(SProgram, Vec<Arc<Judged>>)>,
+    pub(super) counts: &'a mut Counts,
 }
 
 /// The strongest-program cut for `p`: takes out of `maybe` each outcome
@@ -931,97 +838,4 @@ pub fn shape_count(vocab: &Vocab, sp: &Space2) -> usize {
 /// A key equal for isomorphic tests: their common canonical form.
 pub fn iso_key(vocab: &Vocab, p: &SProgram, c: &Cond) -> String {
     format!("{:?}", super::program::canonical(p, c, p.has_adds(vocab)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::driver::ModelCache;
-    use crate::exec::CheckOptions;
-    use crate::synth::program::STerm;
-    use crate::synth::vocab::load;
-
-    /// Whether removal `k` of `p` keeps `cond` forbidden under `judge`'s
-    /// model, with the cuts on.
-    fn removal_blocks(judge: &Judge<'_>, p: &SProgram, cond: &Cond, k: usize) -> bool {
-        let mode = Mode::Synth {
-            judge,
-            criterion: Criterion::Minimal,
-        };
-        let judges = judges_of(&mode);
-        let mut top_judged = Vec::new();
-        let mut counts = Counts::default();
-        let cx = Ctx {
-            vocab: judge.vocab,
-            mode: &mode,
-            judges: &judges,
-            prune: true,
-            places: true,
-            minimality: true,
-            top_cut: true,
-            top_judged: &mut top_judged,
-            counts: &mut counts,
-        };
-        Removals::new(p).blocks(&cx, cond, k, false).unwrap()
-    }
-
-    /// The weakest program below a removal answers for it when it
-    /// forbids the outcome: `st x=1; ld x` reading 0 is forbidden with weak
-    /// accesses (coherence through program order), so removing the other
-    /// thread's store keeps `r0=0` forbidden, for any orders and scopes of
-    /// the two accesses, with one program judged (the weak one) for three
-    /// removals. CoRR across two CTAs at `.gpu` is forbidden, but allowed
-    /// with weak accesses (not morally strong): that removal is judged.
-    #[test]
-    fn the_weakest_program_below_a_removal_answers_when_it_forbids() {
-        let v = load("ptx").unwrap();
-        let e = |n: &str| v.entry_named(n);
-        let at = |dev, wg| Place::Gpu { dev, wg };
-        let th = |place, ops| SThread { place, ops };
-        let op = SOp::new;
-        let reg = |thread, reg| STerm::Reg { thread, reg };
-        let cache = ModelCache::default();
-        let judge = Judge::new(&v, "ptx6", &[], &cache, CheckOptions::default()).unwrap();
-        // CoWR beside a store to y: P0 st x=1; ld x | P1 st y=2.
-        let cowr = |st: &str, ld: &str| SProgram {
-            threads: vec![
-                th(at(0, 0), vec![op(e(st), 0, 1, u8::MAX), op(e(ld), 0, 0, 0)]),
-                th(at(0, 0), vec![op(e("st.relaxed.cta"), 1, 2, u8::MAX)]),
-            ],
-        };
-        let c = vec![(reg(0, 0), 0), (STerm::Loc(0), 1), (STerm::Loc(1), 2)];
-        for (st, ld) in [
-            ("st.relaxed.cta", "ld.relaxed.cta"),
-            ("st.release.cta", "ld.acquire.cta"),
-            ("st.weak", "ld.relaxed.cta"),
-        ] {
-            assert!(removal_blocks(&judge, &cowr(st, ld), &c, 2), "{st}; {ld}");
-        }
-        assert_eq!(judge.judged(), 1, "the weak program only");
-        // CoRR beside a store to y: P0 st x=1 | P1 ld x; ld x | P2 st y=3.
-        let corr = SProgram {
-            threads: vec![
-                th(at(0, 0), vec![op(e("st.relaxed.gpu"), 0, 1, u8::MAX)]),
-                th(
-                    at(0, 1),
-                    vec![
-                        op(e("ld.relaxed.gpu"), 0, 0, 0),
-                        op(e("ld.relaxed.gpu"), 0, 0, 1),
-                    ],
-                ),
-                th(at(0, 1), vec![op(e("st.relaxed.cta"), 1, 3, u8::MAX)]),
-            ],
-        };
-        let c = vec![
-            (reg(1, 0), 1),
-            (reg(1, 1), 0),
-            (STerm::Loc(0), 1),
-            (STerm::Loc(1), 3),
-        ];
-        assert!(removal_blocks(&judge, &corr, &c, 3));
-        assert_eq!(judge.judged(), 3, "the weak CoRR and the removal");
-        // Removing the store to x leaves nothing forbidden.
-        let c0 = vec![(reg(1, 0), 1), (reg(1, 1), 0), (STerm::Loc(0), 1)];
-        assert!(!removal_blocks(&judge, &corr, &c0, 0));
-    }
 }
