@@ -38,7 +38,7 @@ impl<'p> Removals<'p> {
         }
     }
 
-    pub(super) fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.at.len()
     }
 
@@ -51,11 +51,13 @@ impl<'p> Removals<'p> {
     fn blocks(&mut self, cx: &Ctx<'_, '_>, c: &Cond, k: usize, dir: bool) -> Result<bool, String> {
         let (t, i) = self.at[k];
         let cond = removed_cond(cx.vocab, self.p, c, t, i);
+        // The removed program, built once for both questions.
+        let mut removed: Option<SProgram> = None;
         if cx.prune && !dir && matches!(cx.mode, Mode::Synth { .. }) {
             if self.weakest[k].is_none() {
-                let r = removed_program(self.p, t, i);
+                let r = removed.insert(removed_program(self.p, t, i));
                 self.weakest[k] = Some(
-                    match extreme_program(&cx.vocab.bottoms, &r).filter(|w| *w != r) {
+                    match extreme_program(&cx.vocab.bottoms, r).filter(|w| w != r) {
                         Some(w) => Some(prepare_all(cx.judges, &w, false)?),
                         None => None,
                     },
@@ -68,11 +70,8 @@ impl<'p> Removals<'p> {
             }
         }
         if self.prepared[k].is_none() {
-            self.prepared[k] = Some(prepare_all(
-                cx.judges,
-                &removed_program(self.p, t, i),
-                false,
-            )?);
+            let r = removed.unwrap_or_else(|| removed_program(self.p, t, i));
+            self.prepared[k] = Some(prepare_all(cx.judges, &r, false)?);
         }
         let preps = self.prepared[k].as_deref().unwrap_or(&[]);
         Ok(classify_prepared(cx.mode, preps, &cond)? == Some(dir))
