@@ -6,7 +6,7 @@
 use super::judge::Prepared;
 use super::lattice::RemovalFacts;
 use super::program::{Cond, SProgram, removed_cond, removed_program};
-use super::search::{Ctx, Mode, classify_prepared, extreme_program, prepare_all};
+use super::search::{Ctx, classify_prepared, extreme_program, prepare_all};
 
 /// The removals of one program (each thread's each operation, in
 /// [`super::program::weakenings_of`]'s order), each prepared under every judge on first
@@ -42,18 +42,23 @@ impl<'p> Removals<'p> {
         self.at.len()
     }
 
-    /// Whether removal `k` classifies outcome `c` of the program as
-    /// `Some(dir)` (keeps it forbidden, or distinguishing the same way).
-    /// Synthesis with the cuts on asks the weakest program below the
-    /// removal first: what it forbids, the removal forbids (monotonicity,
-    /// as for the lattice cut), and that program is one per shape and
-    /// pattern of adds, judged once.
-    fn blocks(&mut self, cx: &Ctx<'_, '_>, c: &Cond, k: usize, dir: bool) -> Result<bool, String> {
+    /// Whether removal `k` answers `q` for outcome `c` of the program.
+    /// With the cuts on, [`Question::Forbidden`] asks the weakest program
+    /// below the removal first: what it forbids, the removal forbids
+    /// (monotonicity, as for the lattice cut), and that program is one per
+    /// shape and pattern of adds, judged once.
+    fn blocks(
+        &mut self,
+        cx: &Ctx<'_, '_>,
+        c: &Cond,
+        k: usize,
+        q: Question,
+    ) -> Result<bool, String> {
         let (t, i) = self.at[k];
         let cond = removed_cond(cx.vocab, self.p, c, t, i);
         // The removed program, built once for both questions.
         let mut removed: Option<SProgram> = None;
-        if cx.prune && !dir && matches!(cx.mode, Mode::Synth { .. }) {
+        if cx.prune && q == Question::Forbidden {
             if self.weakest[k].is_none() {
                 let r = removed.insert(removed_program(self.p, t, i));
                 self.weakest[k] = Some(
@@ -64,7 +69,7 @@ impl<'p> Removals<'p> {
                 );
             }
             if let Some(Some(preps)) = &self.weakest[k]
-                && classify_prepared(cx.mode, preps, &cond)? == Some(false)
+                && q.answered(cx, preps, &cond)?
             {
                 return Ok(true);
             }
@@ -74,30 +79,58 @@ impl<'p> Removals<'p> {
             self.prepared[k] = Some(prepare_all(cx.judges, &r, false)?);
         }
         let preps = self.prepared[k].as_deref().unwrap_or(&[]);
-        Ok(classify_prepared(cx.mode, preps, &cond)? == Some(dir))
+        q.answered(cx, preps, &cond)
     }
 
-    /// The first removal that classifies `c` as `Some(dir)`, if any,
-    /// leaving out those `facts` calls cleared and clearing there those
-    /// found not to (synthesis: a removal that does not keep `c`
-    /// forbidden allows it).
+    /// The first removal that answers `q` for `c`, if any, leaving out
+    /// those `facts` calls cleared and clearing there those found not to
+    /// (for [`Question::Forbidden`]: a removal some judge allows `c` in).
     pub(super) fn first_blocking(
         &mut self,
         cx: &Ctx<'_, '_>,
         c: &Cond,
-        dir: bool,
+        q: Question,
         facts: &mut RemovalFacts,
     ) -> Result<Option<usize>, String> {
         for k in 0..self.len() {
             if facts.is_cleared(k) {
                 continue;
             }
-            if self.blocks(cx, c, k, dir)? {
+            if self.blocks(cx, c, k, q)? {
                 return Ok(Some(k));
             }
             facts.clear(k);
         }
         Ok(None)
+    }
+}
+
+/// What a removal is asked about an outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Question {
+    /// Does every judge forbid it? (Synthesis: then the outcome is not
+    /// minimal. Distinguishing: then neither model allows it in the
+    /// program either.)
+    Forbidden,
+    /// Does it distinguish the models in this direction (true: A allows,
+    /// B forbids)? Then a distinguishing outcome is not minimal.
+    Distinguishes(bool),
+}
+
+impl Question {
+    /// The answer for outcome `c` of a program prepared under every judge.
+    fn answered(self, cx: &Ctx<'_, '_>, preps: &[Prepared], c: &Cond) -> Result<bool, String> {
+        match self {
+            Question::Forbidden => {
+                for (j, prep) in cx.judges.iter().zip(preps) {
+                    if j.allows_prepared(prep, c)? {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+            Question::Distinguishes(dir) => Ok(classify_prepared(cx.mode, preps, c)? == Some(dir)),
+        }
     }
 }
 
@@ -110,22 +143,17 @@ mod tests {
     use crate::synth::judge::Judge;
     use crate::synth::program::STerm;
     use crate::synth::program::{SOp, SThread};
-    use crate::synth::search::{Counts, Criterion, judges_of};
+    use crate::synth::search::{Counts, Criterion, Mode, judges_of};
     use crate::synth::vocab::load;
 
-    /// Whether removal `k` of `p` keeps `cond` forbidden under `judge`'s
-    /// model, with the cuts on.
-    fn removal_blocks(judge: &Judge<'_>, p: &SProgram, cond: &Cond, k: usize) -> bool {
-        let mode = Mode::Synth {
-            judge,
-            criterion: Criterion::Minimal,
-        };
-        let judges = judges_of(&mode);
+    /// `f` given a search context for `mode`, with the cuts on.
+    fn with_ctx<R>(mode: &Mode<'_>, f: impl FnOnce(&Ctx<'_, '_>) -> R) -> R {
+        let judges = judges_of(mode);
         let mut top_judged = Vec::new();
         let mut counts = Counts::default();
         let cx = Ctx {
-            vocab: judge.vocab,
-            mode: &mode,
+            vocab: judges[0].vocab,
+            mode,
             judges: &judges,
             prune: true,
             places: true,
@@ -134,7 +162,99 @@ mod tests {
             top_judged: &mut top_judged,
             counts: &mut counts,
         };
-        Removals::new(p).blocks(&cx, cond, k, false).unwrap()
+        f(&cx)
+    }
+
+    /// Whether removal `k` of `p` keeps `cond` forbidden under `judge`'s
+    /// model, with the cuts on.
+    fn removal_blocks(judge: &Judge<'_>, p: &SProgram, cond: &Cond, k: usize) -> bool {
+        let mode = Mode::Synth {
+            judge,
+            criterion: Criterion::Minimal,
+        };
+        with_ctx(&mode, |cx| {
+            Removals::new(p)
+                .blocks(cx, cond, k, Question::Forbidden)
+                .unwrap()
+        })
+    }
+
+    /// Distinguishing sc from x86tso: a removal both models forbid an
+    /// outcome in settles it (the first such removal is found, and those
+    /// before it are recorded as allowing); a removal that still
+    /// distinguishes makes a finding not minimal.
+    #[test]
+    fn distinguishing_asks_removals_forbidden_by_both_and_distinguishing() {
+        let v = load("x86").unwrap();
+        let (w, r) = (v.entry_named("W"), v.entry_named("R"));
+        let th = |ops| SThread {
+            place: Place::Cpu,
+            ops,
+        };
+        let op = SOp::new;
+        let reg = |thread, reg| STerm::Reg { thread, reg };
+        let cache = ModelCache::default();
+        let opts = CheckOptions::default();
+        let sc = Judge::new(&v, "sc", &[], &cache, opts.clone()).unwrap();
+        let tso = Judge::new(&v, "x86tso", &[], &cache, opts).unwrap();
+        let mode = Mode::Distinguish { a: &sc, b: &tso };
+        // CoWW beside a store to y: P0 W x=1; W x=2 | P1 W y=3, x=1 at
+        // the end. Removing either store to x leaves a final value some
+        // interleaving reaches; removing the store to y leaves CoWW.
+        let coww = SProgram {
+            threads: vec![
+                th(vec![op(w, 0, 1, u8::MAX), op(w, 0, 2, u8::MAX)]),
+                th(vec![op(w, 1, 3, u8::MAX)]),
+            ],
+        };
+        let c = vec![(STerm::Loc(0), 1), (STerm::Loc(1), 3)];
+        let mut facts = RemovalFacts::NONE;
+        let k = with_ctx(&mode, |cx| {
+            Removals::new(&coww)
+                .first_blocking(cx, &c, Question::Forbidden, &mut facts)
+                .unwrap()
+        });
+        assert_eq!(k, Some(2));
+        assert!(facts.is_cleared(0) && facts.is_cleared(1) && !facts.is_cleared(2));
+        // SB, and SB with a store to z after P1's read: x86tso allows both
+        // reads of 0, sc does not (direction false: A forbids).
+        let sb = |extra: bool| {
+            let mut p1 = vec![op(w, 1, 2, u8::MAX), op(r, 0, 0, 0)];
+            if extra {
+                p1.push(op(w, 2, 3, u8::MAX));
+            }
+            SProgram {
+                threads: vec![th(vec![op(w, 0, 1, u8::MAX), op(r, 1, 0, 0)]), th(p1)],
+            }
+        };
+        let both_zero = vec![
+            (reg(0, 0), 0),
+            (reg(1, 0), 0),
+            (STerm::Loc(0), 1),
+            (STerm::Loc(1), 2),
+        ];
+        let mut with_z = both_zero.clone();
+        with_z.push((STerm::Loc(2), 3));
+        with_ctx(&mode, |cx| {
+            let mut none = RemovalFacts::NONE;
+            let mut ask = |p: &SProgram, c: &Cond, q| {
+                Removals::new(p)
+                    .first_blocking(cx, c, q, &mut none)
+                    .unwrap()
+            };
+            // No removal of SB is forbidden by both, or distinguishes.
+            assert_eq!(ask(&sb(false), &both_zero, Question::Forbidden), None);
+            assert_eq!(
+                ask(&sb(false), &both_zero, Question::Distinguishes(false)),
+                None
+            );
+            // Removing the store to z leaves SB, distinguishing the same way.
+            assert_eq!(
+                ask(&sb(true), &with_z, Question::Distinguishes(false)),
+                Some(4)
+            );
+            assert_eq!(ask(&sb(true), &with_z, Question::Distinguishes(true)), None);
+        });
     }
 
     /// The weakest program below a removal answers for it when it

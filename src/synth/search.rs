@@ -6,7 +6,7 @@
 use super::judge::{Judge, Judged, Prepared, sc_judged};
 use super::lattice::{self, Fillings, MayForbid, RemovalFacts};
 use super::program::{Cond, SOp, SProgram, SThread, weakenings_of};
-use super::removals::Removals;
+use super::removals::{Question, Removals};
 use super::scope::scope_effective;
 use super::vocab::{Dialect, Vocab};
 use crate::mapping::canon::CanonPlan;
@@ -382,11 +382,12 @@ pub fn search_shape(
     let mut top_judged: Vec<(SProgram, Vec<Arc<Judged>>)> = Vec::new();
     let mut patterns: Vec<Pattern> = Vec::new();
     let mut may = MayForbid::default();
-    // Synthesis of minimal tests: an outcome a removal keeps forbidden
-    // stays so one step weaker in the removed slot (the same program
-    // remains), so its removal checks are not made again; a removal that
-    // allows it allows it one step weaker in any slot.
-    let blocker_cut = prune && minimality && matches!(mode, Mode::Synth { .. });
+    // Removals asked before judging (synthesis of minimal tests;
+    // distinguishing with the cuts on): an outcome a removal keeps
+    // forbidden stays so one step weaker in the removed slot (the same
+    // program remains), so its removal checks are not made again; a
+    // removal that allows it allows it one step weaker in any slot.
+    let blocker_cut = prune && (minimality || matches!(mode, Mode::Distinguish { .. }));
     let mut ups: Vec<(usize, usize, usize)> = Vec::new();
     // The original ranks of the canonical fillings (programs are numbered
     // in that order).
@@ -643,62 +644,71 @@ fn search_program(
         return Ok(());
     }
     let (mode, judges) = (cx.mode, cx.judges);
-    let mut prepared: Option<Vec<Prepared>> = None;
     let mut removals = Removals::new(p);
-    for (ci, c) in outcomes.iter().enumerate() {
-        if !lattice::has(maybe, ci) {
-            continue;
-        }
-        // Synthesis: a removal that stays forbidden rules the outcome out
-        // before the program itself is judged.
-        let synth = matches!(mode, Mode::Synth { .. });
-        let mut removal_checked = false;
-        if synth && cx.minimality {
+    // Removals first: an outcome some removal keeps forbidden under every
+    // judge is no finding. Synthesis: it is not minimal. Distinguishing,
+    // with the cuts on: a removal is a weakening, so it allows what the
+    // program allows, and the program forbids the outcome under both
+    // models too. Such an outcome is not judged and stays in `maybe`.
+    let removals_first = match mode {
+        Mode::Synth { .. } => cx.minimality,
+        Mode::Distinguish { .. } => cx.prune,
+    };
+    let mut open = maybe.to_vec();
+    if removals_first {
+        for (ci, c) in outcomes.iter().enumerate() {
+            if !lattice::has(&open, ci) {
+                continue;
+            }
             // Without the cut (no facts), nothing is known and nothing kept.
             let mut none = RemovalFacts::NONE;
             let known = match facts.as_deref_mut() {
                 Some(f) => &mut f[ci],
                 None => &mut none,
             };
-            if known.blocker != lattice::NO_BLOCKER {
-                continue;
-            }
-            if let Some(k) = removals.first_blocking(cx, c, false, known)? {
+            if known.blocker == lattice::NO_BLOCKER {
+                let Some(k) = removals.first_blocking(cx, c, Question::Forbidden, known)? else {
+                    continue;
+                };
                 if k < lattice::NO_BLOCKER as usize {
                     known.blocker = k as u8;
                 }
-                continue;
             }
-            removal_checked = true;
+            lattice::remove(&mut open, ci);
         }
-        if prepared.is_none() {
-            // Judged on the outcomes still in question only (those before
-            // this one that stayed are asked about at the end).
-            let preps = prepare_all(judges, p, cx.prune)?;
-            let wanted = in_question(outcomes, maybe);
-            for (j, prep) in judges.iter().zip(&preps) {
-                j.restrict(prep, &wanted)?;
-            }
-            prepared = Some(preps);
+    }
+    if !lattice::any(&open) {
+        return Ok(());
+    }
+    // Judged on the outcomes still in question only.
+    let preps = prepare_all(judges, p, cx.prune)?;
+    let wanted = in_question(outcomes, &open);
+    for (j, prep) in judges.iter().zip(&preps) {
+        j.restrict(prep, &wanted)?;
+    }
+    for (ci, c) in outcomes.iter().enumerate() {
+        if !lattice::has(&open, ci) {
+            continue;
         }
-        let Some(dir) = classify_prepared(mode, prepared.as_deref().unwrap_or(&[]), c)? else {
+        let Some(dir) = classify_prepared(mode, &preps, c)? else {
             continue;
         };
+        // Synthesis asked the removals already (the question is the same).
         let mut unknown = RemovalFacts::NONE;
         if cx.minimality
-            && !removal_checked
-            && removals.first_blocking(cx, c, dir, &mut unknown)?.is_some()
+            && matches!(mode, Mode::Distinguish { .. })
+            && removals
+                .first_blocking(cx, c, Question::Distinguishes(dir), &mut unknown)?
+                .is_some()
         {
             continue;
         }
         found(cx, p, c, ci, dir, report)?;
     }
     // Judged: keep only what some judge forbids.
-    if let Some(preps) = &prepared {
-        for (ci, c) in outcomes.iter().enumerate() {
-            if lattice::has(maybe, ci) && !forbidden_by_some(judges, preps, c)? {
-                lattice::remove(maybe, ci);
-            }
+    for (ci, c) in outcomes.iter().enumerate() {
+        if lattice::has(&open, ci) && !forbidden_by_some(judges, &preps, c)? {
+            lattice::remove(maybe, ci);
         }
     }
     Ok(())
