@@ -623,8 +623,8 @@ fn strongest_program_cut(
 /// Classifies the outcomes of canonical program `p` that `maybe` holds
 /// (the others are allowed: reached by an interleaving, or allowed one
 /// step stronger), reporting each finding; leaves in `maybe` what some
-/// judge may forbid in `p` (exactly what they forbid when `p` was
-/// judged).
+/// judge may forbid in `p`: the outcomes a removal settled, and of those
+/// judged, exactly what some judge forbids.
 fn search_program(
     cx: &mut Ctx<'_, '_>,
     p: &SProgram,
