@@ -158,6 +158,7 @@ mod tests {
             prune: true,
             places: true,
             minimality: true,
+            removals_first: true,
             top_cut: true,
             top_judged: &mut top_judged,
             counts: &mut counts,

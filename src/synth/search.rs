@@ -387,7 +387,11 @@ pub fn search_shape(
     // forbidden stays so one step weaker in the removed slot (the same
     // program remains), so its removal checks are not made again; a
     // removal that allows it allows it one step weaker in any slot.
-    let blocker_cut = prune && (minimality || matches!(mode, Mode::Distinguish { .. }));
+    let removals_first = match mode {
+        Mode::Synth { .. } => minimality,
+        Mode::Distinguish { .. } => prune,
+    };
+    let blocker_cut = prune && removals_first;
     let mut ups: Vec<(usize, usize, usize)> = Vec::new();
     // The original ranks of the canonical fillings (programs are numbered
     // in that order).
@@ -493,6 +497,7 @@ pub fn search_shape(
                         prune,
                         places,
                         minimality,
+                        removals_first,
                         top_cut,
                         top_judged: &mut top_judged,
                         counts: &mut counts,
@@ -577,6 +582,10 @@ pub(super) struct Ctx<'a, 'm> {
     pub(super) prune: bool,
     pub(super) places: bool,
     pub(super) minimality: bool,
+    /// Whether a program's removals are asked before it is judged: in
+    /// synthesis of minimal tests, and in distinguishing with the cuts on
+    /// (set once per shape; the blocker cut follows from it).
+    pub(super) removals_first: bool,
     pub(super) top_cut: bool,
     pub(super) top_judged: &'a mut Vec<(SProgram, Vec<Arc<Judged>>)>,
     pub(super) counts: &'a mut Counts,
@@ -650,12 +659,8 @@ fn search_program(
     // with the cuts on: a removal is a weakening, so it allows what the
     // program allows, and the program forbids the outcome under both
     // models too. Such an outcome is not judged and stays in `maybe`.
-    let removals_first = match mode {
-        Mode::Synth { .. } => cx.minimality,
-        Mode::Distinguish { .. } => cx.prune,
-    };
     let mut open = maybe.to_vec();
-    if removals_first {
+    if cx.removals_first {
         for (ci, c) in outcomes.iter().enumerate() {
             if !lattice::has(&open, ci) {
                 continue;
