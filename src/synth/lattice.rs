@@ -146,13 +146,27 @@ impl Fillings {
 /// Outcome sets of fillings by number: what a filling may forbid (under
 /// some judge), and, for synthesis, what is known of each outcome's
 /// removals ([`RemovalFacts`]). A filling with no outcome is not stored.
+///
+/// Fillings are numbered densely and looked up near the one at hand, so
+/// each number indexes a vector (its entry's place in `known`, plus one)
+/// instead of a hash map, whose probes missed the cache in a third of the
+/// filling loop's own time.
 #[derive(Default)]
 pub struct MayForbid {
-    sets: HashMap<usize, Known, crate::fast_hash::FastHash>,
+    /// Per filling number, its entry's place in `known` plus one (0: not
+    /// stored; [`OVERFLOW`]: in `overflow`).
+    at: Vec<u32>,
+    known: Vec<Known>,
+    /// Entries past the four billionth (never met: they would not fit in
+    /// memory), kept by number.
+    overflow: HashMap<usize, Known, crate::fast_hash::FastHash>,
     /// The fillings stored, as a bit set by number: a filling with an
     /// upper neighbour not stored is settled without a lookup.
     stored: Vec<u64>,
 }
+
+/// The place of an entry kept in [`MayForbid`]'s `overflow`.
+const OVERFLOW: u32 = u32::MAX;
 
 /// What is known of one filling: the outcomes it may forbid, and the
 /// facts of those outcomes' removals when some is known.
@@ -222,7 +236,7 @@ impl MayForbid {
         }
         let mut out: Option<Box<[u64]>> = None;
         for u in upper {
-            let Some((set, _)) = self.sets.get(&u) else {
+            let Some((set, _)) = self.get(u) else {
                 return Some(Box::default());
             };
             let Some(o) = out.as_mut() else {
@@ -246,7 +260,19 @@ impl MayForbid {
     pub fn set_with(&mut self, idx: usize, set: Box<[u64]>, facts: Option<Box<[RemovalFacts]>>) {
         if set.iter().any(|&w| w != 0) {
             let facts = facts.filter(|f| f.iter().any(|&x| x != RemovalFacts::NONE));
-            self.sets.insert(idx, (set, facts));
+            if self.at.len() <= idx {
+                self.at.resize(idx + 1, 0);
+            }
+            match u32::try_from(self.known.len() + 1) {
+                Ok(k) if k != OVERFLOW => {
+                    self.known.push((set, facts));
+                    self.at[idx] = k;
+                }
+                _ => {
+                    self.overflow.insert(idx, (set, facts));
+                    self.at[idx] = OVERFLOW;
+                }
+            }
             if self.stored.len() <= idx / 64 {
                 self.stored.resize(idx / 64 + 1, 0);
             }
@@ -257,7 +283,16 @@ impl MayForbid {
     /// Per outcome, what is known of its removals in filling `idx`, when
     /// something is.
     pub fn facts(&self, idx: usize) -> Option<&[RemovalFacts]> {
-        self.sets.get(&idx).and_then(|(_, f)| f.as_deref())
+        self.get(idx).and_then(|(_, f)| f.as_deref())
+    }
+
+    /// What is kept of filling `idx`, if it is stored.
+    fn get(&self, idx: usize) -> Option<&Known> {
+        match self.at.get(idx).copied().unwrap_or(0) {
+            0 => None,
+            OVERFLOW => self.overflow.get(&idx),
+            k => self.known.get(k as usize - 1),
+        }
     }
 }
 
