@@ -122,12 +122,20 @@ impl States {
     fn any_matching(&self, width: usize, idx: &[(usize, i64)]) -> bool {
         match self {
             States::Bytes { values, .. } => {
-                let mut want = Vec::with_capacity(idx.len());
-                for &(i, v) in idx {
+                // On the stack for up to 32 terms, as in `Judged::allows`.
+                let mut stack = [(0usize, 0u8); 32];
+                let mut heap = Vec::new();
+                let want: &mut [(usize, u8)] = if idx.len() <= stack.len() {
+                    &mut stack[..idx.len()]
+                } else {
+                    heap.resize(idx.len(), (0, 0));
+                    &mut heap
+                };
+                for (w, &(i, v)) in want.iter_mut().zip(idx) {
                     let Ok(b) = u8::try_from(v) else {
                         return false;
                     };
-                    want.push((i, b));
+                    *w = (i, b);
                 }
                 width == 0 && self.count() > 0
                     || values
