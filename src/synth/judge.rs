@@ -96,14 +96,8 @@ impl States {
         let width = state.len();
         match self {
             States::Bytes { count, values } => {
-                let mut key = [0u8; 32];
-                let mut heap = Vec::new();
-                let key: &mut [u8] = if width <= key.len() {
-                    &mut key[..width]
-                } else {
-                    heap.resize(width, 0);
-                    &mut heap
-                };
+                let (mut stack, mut heap) = ([0u8; 32], Vec::new());
+                let key = scratch(&mut stack, &mut heap, width);
                 for (k, &v) in key.iter_mut().zip(state) {
                     let Ok(b) = u8::try_from(v) else {
                         return false;
@@ -122,15 +116,8 @@ impl States {
     fn any_matching(&self, width: usize, idx: &[(usize, i64)]) -> bool {
         match self {
             States::Bytes { values, .. } => {
-                // On the stack for up to 32 terms, as in `Judged::allows`.
-                let mut stack = [(0usize, 0u8); 32];
-                let mut heap = Vec::new();
-                let want: &mut [(usize, u8)] = if idx.len() <= stack.len() {
-                    &mut stack[..idx.len()]
-                } else {
-                    heap.resize(idx.len(), (0, 0));
-                    &mut heap
-                };
+                let (mut stack, mut heap) = ([(0usize, 0u8); 32], Vec::new());
+                let want = scratch(&mut stack, &mut heap, idx.len());
                 for (w, &(i, v)) in want.iter_mut().zip(idx) {
                     let Ok(b) = u8::try_from(v) else {
                         return false;
@@ -149,6 +136,22 @@ impl States {
                         .any(|s| idx.iter().all(|&(i, v)| s[i] == v))
             }
         }
+    }
+}
+
+/// `n` slots of scratch: on the stack (`stack`) when they fit, which they
+/// do for every synthesised program (a term per event at most), else in
+/// `heap`.
+fn scratch<'a, T: Copy + Default>(
+    stack: &'a mut [T; 32],
+    heap: &'a mut Vec<T>,
+    n: usize,
+) -> &'a mut [T] {
+    if n <= stack.len() {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, T::default());
+        heap
     }
 }
 
@@ -201,17 +204,9 @@ impl Judged {
             }
             return self.states.contains(&state[..n]);
         }
-        // Positions of the condition's terms, on the stack for conditions
-        // of up to 32 terms (every synthesised one: a term per event at
-        // most).
-        let mut stack = [(0usize, 0i64); 32];
-        let mut heap = Vec::new();
-        let idx: &mut [(usize, i64)] = if cond.len() <= stack.len() {
-            &mut stack[..cond.len()]
-        } else {
-            heap.resize(cond.len(), (0, 0));
-            &mut heap
-        };
+        // Positions of the condition's terms.
+        let (mut stack, mut heap) = ([(0usize, 0i64); 32], Vec::new());
+        let idx = scratch(&mut stack, &mut heap, cond.len());
         for (slot, &(t, v)) in idx.iter_mut().zip(cond) {
             let Some(i) = self.terms.iter().position(|m| *m == Some(t)) else {
                 return false;
