@@ -655,30 +655,59 @@ impl Unit {
 /// [`for_each_of_size`] generates their programs, until `f` returns
 /// `false`. Every unit is given, [`Space::slice`] or not.
 pub fn for_each_unit_of_size_while(space: &Space, n: usize, f: &mut dyn FnMut(&Unit) -> bool) {
-    for_each_shape_unit(space, n, true, f);
+    // One unit per skeleton, its placement changed in place.
+    let mut unit: Option<Unit> = None;
+    for_each_shape_unit(space, n, true, usize::MAX, &mut |sk, set, place| {
+        let u = match &mut unit {
+            Some(u) if std::sync::Arc::ptr_eq(&u.set, set) && u.skeleton == sk => u,
+            _ => unit.insert(Unit {
+                skeleton: sk.to_vec(),
+                set: set.clone(),
+                place,
+            }),
+        };
+        u.place = place;
+        f(u)
+    });
 }
+
+/// What [`for_each_shape_unit`] calls per shape: the skeleton, the
+/// placements of its thread sizes, the index of one of them.
+type ShapeVisitor<'f> = dyn FnMut(&[Thread], &std::sync::Arc<Placements>, usize) -> bool + 'f;
 
 /// The one shape enumerator behind [`for_each_unit_of_size_while`] and
 /// [`for_each_shape_of_size_while`]: every connected skeleton of exactly
 /// `n` operations (with `cycle`, only those with a communication cycle),
-/// each under every placement, as units, until `f` returns `false`.
-fn for_each_shape_unit(space: &Space, n: usize, cycle: bool, f: &mut dyn FnMut(&Unit) -> bool) {
+/// each under every placement, as units, until `f` returns `false`; at
+/// most `max_rmws` of the operations are RMWs.
+///
+/// `f` is given the skeleton (unplaced), the placements of its thread
+/// sizes and the index of one of them; nothing is copied for it, so a
+/// skeleton that is not kept costs no allocation.
+fn for_each_shape_unit(
+    space: &Space,
+    n: usize,
+    cycle: bool,
+    max_rmws: usize,
+    f: &mut ShapeVisitor<'_>,
+) {
     with_placements(space, n, &mut |set| {
         let mut go = true;
         let set = std::sync::Arc::new(set);
         let mut skeleton = unplaced(&vec![Place::Plain; set.sizes.len()]);
-        skeletons(space, &set.sizes, 0, 0, &mut skeleton, &mut |sk| {
-            if !go || !connected(sk) || (cycle && !communication_cycle(sk)) {
+        let mut locs = vec![0u32; set.sizes.len()];
+        let at = Cursor {
+            t: 0,
+            filled: 0,
+            nlocs: 0,
+            rmws_left: max_rmws,
+        };
+        skeletons(space, &set.sizes, at, &mut skeleton, &mut locs, &mut |sk| {
+            if !go || (cycle && !communication_cycle(sk)) {
                 return;
             }
-            let mut unit = Unit {
-                skeleton: sk.to_vec(),
-                set: set.clone(),
-                place: 0,
-            };
             for i in 0..set.all.len() {
-                unit.place = i;
-                if !f(&unit) {
+                if !f(sk, &set, i) {
                     go = false;
                     return;
                 }
@@ -694,28 +723,39 @@ fn for_each_shape_unit(space: &Space, n: usize, cycle: bool, f: &mut dyn FnMut(&
 /// numbered by first use, threads by non-increasing size) under one
 /// placement of the space, given as threads whose `place` is set and whose
 /// operations have order, scope and `remote` zero. With `cycle`, only
-/// skeletons with a communication cycle. The order is the one
-/// [`for_each_unit_of_size_while`] gives units in; `f` returning `false`
-/// stops the enumeration. Shapes are not canonical under thread
+/// skeletons with a communication cycle; at most `max_rmws` operations
+/// are RMWs (a client counting an RMW as two events passes what its event
+/// bound leaves, so that no shape past the bound is built). The order is
+/// the one [`for_each_unit_of_size_while`] gives units in (less the shapes
+/// with more RMWs); `f` returning `false` stops the enumeration. Shapes
+/// are not canonical under thread
 /// permutation: a program filled from a shape is its class's
 /// representative when [`is_canonical_program`] says so.
 pub fn for_each_shape_of_size_while(
     space: &Space,
     n: usize,
     cycle: bool,
+    max_rmws: usize,
     f: &mut dyn FnMut(&[Thread]) -> bool,
 ) {
-    for_each_shape_unit(space, n, cycle, &mut |u| {
-        let places = &u.set.all[u.place];
-        let threads: Vec<Thread> = u
-            .skeleton
-            .iter()
-            .zip(places)
-            .map(|(t, &place)| Thread {
-                place,
-                ops: t.ops.clone(),
-            })
-            .collect();
+    // One buffer for every shape: each thread's operations are copied
+    // into the allocation the last shape left.
+    let mut threads: Vec<Thread> = Vec::new();
+    for_each_shape_unit(space, n, cycle, max_rmws, &mut |sk, set, place| {
+        let places = &set.all[place];
+        threads.truncate(sk.len());
+        for (t, (th, &place)) in sk.iter().zip(places).enumerate() {
+            match threads.get_mut(t) {
+                Some(mine) => {
+                    mine.place = place;
+                    mine.ops.clone_from(&th.ops);
+                }
+                None => threads.push(Thread {
+                    place,
+                    ops: th.ops.clone(),
+                }),
+            }
+        }
         f(&threads)
     });
 }
@@ -827,27 +867,46 @@ struct Fixed<'a> {
     skeleton: Option<&'a [Thread]>,
 }
 
-/// Calls `f` on every *skeleton* of threads of `sizes`: each operation's
-/// kind and location (numbered by first use), with placeholder orders and
-/// no placement. Skeletons with a thread starting or ending with a fence
-/// are skipped with the edge-fence cut, as [`fill`] skips them.
+/// Where [`skeletons`] is: thread `t`, with `filled` operations so far;
+/// `nlocs` locations used; `rmws_left` more RMWs allowed.
+#[derive(Clone, Copy)]
+struct Cursor {
+    t: usize,
+    filled: usize,
+    nlocs: u8,
+    rmws_left: usize,
+}
+
+/// Calls `f` on every connected *skeleton* of threads of `sizes`
+/// ([`connected`]) with at most `at.rmws_left` RMWs: each operation's kind
+/// and location (numbered by first use), with placeholder orders and no
+/// placement. Skeletons with a thread starting or ending with a fence are
+/// skipped with the edge-fence cut, as [`fill`] skips them. `locs` holds
+/// each thread's locations as bits, kept as operations are added, so that
+/// a leaf's connection costs no walk over its operations.
 fn skeletons(
     space: &Space,
     sizes: &[usize],
-    t: usize,
-    nlocs: u8,
+    at: Cursor,
     threads: &mut Vec<Thread>,
+    locs: &mut [u32],
     f: &mut dyn FnMut(&[Thread]),
 ) {
+    let t = at.t;
     if t == sizes.len() {
-        if nlocs > 0 {
+        if at.nlocs > 0 && locations_connected(locs) {
             f(threads);
         }
         return;
     }
-    let left = sizes[t] - threads[t].size();
+    let left = sizes[t] - at.filled;
     if left == 0 {
-        skeletons(space, sizes, t + 1, nlocs, threads, f);
+        let next = Cursor {
+            t: t + 1,
+            filled: 0,
+            ..at
+        };
+        skeletons(space, sizes, next, threads, locs, f);
         return;
     }
     for kind in [OpKind::Load, OpKind::Store, OpKind::Rmw, OpKind::Fence] {
@@ -856,15 +915,18 @@ fn skeletons(
         {
             continue;
         }
-        let locs = if kind == OpKind::Fence {
+        if kind == OpKind::Rmw && at.rmws_left == 0 {
+            continue;
+        }
+        let range = if kind == OpKind::Fence {
             if space.reduce.edge_fences && (threads[t].ops.is_empty() || left == kind.events()) {
                 continue;
             }
             0..=0
         } else {
-            0..=nlocs.min(space.max_locations.saturating_sub(1) as u8)
+            0..=at.nlocs.min(space.max_locations.saturating_sub(1) as u8)
         };
-        for loc in locs {
+        for loc in range {
             threads[t].ops.push(Op {
                 kind,
                 order: 0,
@@ -872,12 +934,20 @@ fn skeletons(
                 loc,
                 remote: false,
             });
-            let used = if kind == OpKind::Fence {
-                nlocs
+            let (nlocs, mine) = if kind == OpKind::Fence {
+                (at.nlocs, locs[t])
             } else {
-                nlocs.max(loc + 1)
+                (at.nlocs.max(loc + 1), locs[t] | 1u32 << loc.min(31))
             };
-            skeletons(space, sizes, t, used, threads, f);
+            let before = std::mem::replace(&mut locs[t], mine);
+            let next = Cursor {
+                filled: at.filled + kind.events(),
+                nlocs,
+                rmws_left: at.rmws_left - usize::from(kind == OpKind::Rmw),
+                ..at
+            };
+            skeletons(space, sizes, next, threads, locs, f);
+            locs[t] = before;
             threads[t].ops.pop();
         }
     }
@@ -1165,30 +1235,59 @@ pub fn connected(threads: &[Thread]) -> bool {
     if n <= 1 {
         return true;
     }
-    let locs: Vec<u32> = threads
-        .iter()
-        .map(|t| {
-            t.ops
-                .iter()
-                .filter(|o| o.kind != OpKind::Fence)
-                .fold(0u32, |m, o| m | (1u32 << o.loc.min(31)))
-        })
-        .collect();
+    // The locations each thread touches, as bits (locations past 31 share
+    // the last bit: they never occur, the location bound is far lower).
+    let locs_of = |t: &Thread| {
+        t.ops
+            .iter()
+            .filter(|o| o.kind != OpKind::Fence)
+            .fold(0u32, |m, o| m | (1u32 << o.loc.min(31)))
+    };
+    // On the stack: this runs once per skeleton, hundreds of millions of
+    // times at the larger bounds.
+    if n > ON_STACK {
+        let locs: Vec<u32> = threads.iter().map(locs_of).collect();
+        return locations_connected(&locs);
+    }
+    let mut locs = [0u32; ON_STACK];
+    for (l, t) in locs.iter_mut().zip(threads) {
+        *l = locs_of(t);
+    }
+    locations_connected(&locs[..n])
+}
+
+/// Threads [`connected`] keeps on the stack.
+const ON_STACK: usize = 64;
+
+/// Whether every thread is reached from the first through shared
+/// locations, `locs` giving each thread's locations as bits ([`connected`]).
+fn locations_connected(locs: &[u32]) -> bool {
+    let n = locs.len();
+    if n <= 1 {
+        return true;
+    }
+    let (mut stack, mut heap) = ([false; ON_STACK], Vec::new());
+    let seen: &mut [bool] = if n <= ON_STACK {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, false);
+        &mut heap
+    };
     let mut reached = locs[0];
-    let mut seen = 1u64;
+    seen[0] = true;
     loop {
-        let before = seen;
-        for (i, &l) in locs.iter().enumerate() {
-            if seen & (1 << i) == 0 && l & reached != 0 {
-                seen |= 1 << i;
+        let mut grew = false;
+        for (&l, s) in locs.iter().zip(seen.iter_mut()) {
+            if !*s && l & reached != 0 {
+                *s = true;
                 reached |= l;
+                grew = true;
             }
         }
-        if seen == before {
-            break;
+        if !grew {
+            return seen.iter().all(|&s| s);
         }
     }
-    seen.count_ones() as usize == n
 }
 
 /// Whether the program could have a *communication cycle*: a cycle of
@@ -1435,5 +1534,103 @@ mod tests {
             }
         });
         assert_eq!(both.len(), 1, "{both:?}");
+    }
+
+    /// Every shape of `n` operations with at most `max_rmws` RMWs, as
+    /// (placements, operations) per thread.
+    fn shapes(space: &Space, n: usize, max_rmws: usize) -> Vec<Vec<(Place, Vec<Op>)>> {
+        let mut out = Vec::new();
+        for_each_shape_of_size_while(space, n, false, max_rmws, &mut |ts| {
+            out.push(ts.iter().map(|t| (t.place, t.ops.clone())).collect());
+            true
+        });
+        out
+    }
+
+    /// The RMW budget leaves out exactly the shapes with more RMWs, in
+    /// the same order, and every shape given is connected: at 4
+    /// operations, the shapes with at most one RMW are those of the
+    /// unbounded enumeration with at most one, and none with two is
+    /// given; the unbounded enumeration has some with two.
+    #[test]
+    fn the_rmw_budget_keeps_the_order_and_drops_only_larger_shapes() {
+        let mut sp = space(4);
+        sp.max_groups = 2;
+        let rmws = |s: &Vec<(Place, Vec<Op>)>| {
+            s.iter()
+                .flat_map(|t| &t.1)
+                .filter(|o| o.kind == OpKind::Rmw)
+                .count()
+        };
+        let all = shapes(&sp, 4, usize::MAX);
+        assert!(all.iter().any(|s| rmws(s) == 2));
+        for budget in [0, 1, 2] {
+            let kept: Vec<_> = all.iter().filter(|s| rmws(s) <= budget).cloned().collect();
+            assert!(!kept.is_empty());
+            assert_eq!(shapes(&sp, 4, budget), kept, "budget {budget}");
+        }
+        for s in &all {
+            let threads: Vec<Thread> = s
+                .iter()
+                .map(|(place, ops)| Thread {
+                    place: *place,
+                    ops: ops.clone(),
+                })
+                .collect();
+            assert!(connected(&threads), "{threads:?}");
+        }
+        // Of two operations, `Wx | Wy` (two threads, two locations) is
+        // never given; `Wx | Wx` is.
+        let pairs = shapes(&sp, 2, usize::MAX);
+        let two = |a: u8, b: u8| {
+            pairs.iter().any(|s| {
+                s.len() == 2
+                    && s.iter().zip([a, b]).all(|(t, l)| {
+                        t.1.len() == 1 && t.1[0].kind == OpKind::Store && t.1[0].loc == l
+                    })
+            })
+        };
+        assert!(two(0, 0));
+        assert!(!two(0, 1));
+    }
+
+    /// Connection through shared locations, on the stack and past it
+    /// (more threads than [`ON_STACK`]): a chain of threads each sharing
+    /// a location with the next is connected, and stops being so when one
+    /// link is cut; fences connect nothing.
+    #[test]
+    fn connection_follows_shared_locations() {
+        assert!(connected(&shape("Wx Wy | Ry Rz | Rz")));
+        assert!(!connected(&shape("Wx Wy | Rz F | Rz")));
+        assert!(!connected(&shape("Wx F | F Ry")));
+        for n in [3, ON_STACK, ON_STACK + 5] {
+            // Thread i touches locations i and i+1 (mod 31, as bits).
+            let chain = |cut: Option<usize>| -> Vec<Thread> {
+                (0..n)
+                    .map(|i| {
+                        let loc = |l: usize| Op {
+                            kind: OpKind::Store,
+                            order: 0,
+                            scope: 0,
+                            loc: (l % 31) as u8,
+                            remote: false,
+                        };
+                        let mut ops = vec![loc(i)];
+                        if cut != Some(i) {
+                            ops.push(loc(i + 1));
+                        }
+                        Thread {
+                            place: Place::Plain,
+                            ops,
+                        }
+                    })
+                    .collect()
+            };
+            assert!(connected(&chain(None)), "{n} threads");
+            if n <= 31 {
+                // Past 31 threads the locations wrap round and meet again.
+                assert!(!connected(&chain(Some(0))), "{n} threads, cut");
+            }
+        }
     }
 }

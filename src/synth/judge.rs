@@ -114,6 +114,10 @@ impl States {
 
     /// Whether some state has value `v` at position `i` for every `(i, v)`.
     fn any_matching(&self, width: usize, idx: &[(usize, i64)]) -> bool {
+        if width == 0 {
+            // No terms observed: every state matches the empty condition.
+            return self.count() > 0;
+        }
         match self {
             States::Bytes { values, .. } => {
                 let (mut stack, mut heap) = ([(0usize, 0u8); 32], Vec::new());
@@ -124,17 +128,13 @@ impl States {
                     };
                     *w = (i, b);
                 }
-                width == 0 && self.count() > 0
-                    || values
-                        .chunks_exact(width.max(1))
-                        .any(|s| want.iter().all(|&(i, v)| s[i] == v))
+                values
+                    .chunks_exact(width)
+                    .any(|s| want.iter().all(|&(i, v)| s[i] == v))
             }
-            States::Wide { values, .. } => {
-                width == 0 && self.count() > 0
-                    || values
-                        .chunks_exact(width.max(1))
-                        .any(|s| idx.iter().all(|&(i, v)| s[i] == v))
-            }
+            States::Wide { values, .. } => values
+                .chunks_exact(width)
+                .any(|s| idx.iter().all(|&(i, v)| s[i] == v)),
         }
     }
 }

@@ -144,7 +144,13 @@ fn for_each_shape(vocab: &Vocab, sp: &Space2, f: &mut dyn FnMut(usize, &[Thread]
         if !going {
             break;
         }
-        enumerate::for_each_shape_of_size_while(&space, n, false, &mut |threads| {
+        // An RMW counts `extra` events more than its one operation, so a
+        // shape of `n` operations within the bound has at most
+        // `(bound - n) / extra` of them: the enumerator builds no other
+        // (the event count below then never exceeds the bound).
+        let extra = vocab.events(OpKind::Rmw).saturating_sub(1);
+        let max_rmws = (sp.bound - n).checked_div(extra).unwrap_or(usize::MAX);
+        enumerate::for_each_shape_of_size_while(&space, n, false, max_rmws, &mut |threads| {
             let events: usize = threads
                 .iter()
                 .flat_map(|t| &t.ops)
@@ -155,11 +161,11 @@ fn for_each_shape(vocab: &Vocab, sp: &Space2, f: &mut dyn FnMut(usize, &[Thread]
             }
             let me = seq;
             seq += 1;
-            let places: Vec<Place> = threads.iter().map(|t| t.place).collect();
-            if let Some((k, m)) = sp.shard
-                && unit_hash(threads, &places) % m as u64 != (k - 1) as u64
-            {
-                return true;
+            if let Some((k, m)) = sp.shard {
+                let places: Vec<Place> = threads.iter().map(|t| t.place).collect();
+                if unit_hash(threads, &places) % m as u64 != (k - 1) as u64 {
+                    return true;
+                }
             }
             going = f(me, threads);
             going
