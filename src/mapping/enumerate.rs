@@ -1597,7 +1597,8 @@ mod tests {
     /// Connection through shared locations, on the stack and past it
     /// (more threads than [`ON_STACK`]): a chain of threads each sharing
     /// a location with the next is connected, and stops being so when one
-    /// link is cut; fences connect nothing.
+    /// link is cut; a thread alone on its location is cut off, however
+    /// many threads share the other; fences connect nothing.
     #[test]
     fn connection_follows_shared_locations() {
         assert!(connected(&shape("Wx Wy | Ry Rz | Rz")));
@@ -1631,6 +1632,11 @@ mod tests {
                 // Past 31 threads the locations wrap round and meet again.
                 assert!(!connected(&chain(Some(0))), "{n} threads, cut");
             }
+            // Every thread on x but the last, on y alone: cut off.
+            let mut star = shape(&vec!["Wx"; n - 1].join(" | "));
+            assert!(connected(&star), "{n} threads on x");
+            star.extend(shape("Ry"));
+            assert!(!connected(&star), "{n} threads, one on y");
         }
     }
 }
