@@ -1243,8 +1243,8 @@ pub fn connected(threads: &[Thread]) -> bool {
             .filter(|o| o.kind != OpKind::Fence)
             .fold(0u32, |m, o| m | (1u32 << o.loc.min(31)))
     };
-    // On the stack: this runs once per skeleton, hundreds of millions of
-    // times at the larger bounds.
+    // On the stack: [`fill`] asks this once per program it completes
+    // (skeletons are connected by their kept bits, in [`skeletons`]).
     if n > ON_STACK {
         let locs: Vec<u32> = threads.iter().map(locs_of).collect();
         return locations_connected(&locs);
