@@ -12,12 +12,23 @@ use crate::driver::ModelCache;
 use crate::exec::CheckOptions;
 use crate::ir::Test;
 use crate::ir::Value;
-use crate::mapping::enumerate::OpKind;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-type CanonEntry = Arc<(SProgram, super::program::Renaming)>;
+/// A program's canonical form as met ([`Judge::prepare_with`]): the
+/// canonical program and the renaming into it, then, once looked up, its
+/// SC states and its full judgement, so that the program met again (a
+/// removal is met from every program it is a removal of) finds them
+/// without asking the memos keyed by the canonical program.
+struct Canon {
+    program: SProgram,
+    renaming: super::program::Renaming,
+    sc: std::sync::OnceLock<Arc<Judged>>,
+    judged: std::sync::OnceLock<Arc<Judged>>,
+}
+
+type CanonEntry = Arc<Canon>;
 
 /// A memo keyed by programs. FxHash: the keys are programs the search
 /// generates itself (never user input), and SipHash was a tenth of the
@@ -379,7 +390,14 @@ impl<'a> Judge<'a> {
                     .then(|| super::scope::normal_form(self.vocab, p))
                     .flatten();
                 let q = normal.as_ref().unwrap_or(p);
-                let x = Arc::new(super::program::canonical_program(q, q.has_adds(self.vocab)));
+                let (program, renaming) =
+                    super::program::canonical_program(q, q.has_adds(self.vocab));
+                let x = Arc::new(Canon {
+                    program,
+                    renaming,
+                    sc: std::sync::OnceLock::new(),
+                    judged: std::sync::OnceLock::new(),
+                });
                 let mut memo = self.canon_memo.lock().map_err(|e| e.to_string())?;
                 if memo.len() >= MEMO_LIMIT {
                     memo.clear();
@@ -389,21 +407,24 @@ impl<'a> Judge<'a> {
             }
         };
         let sc = if sc {
-            let q = &canon.0;
-            let sc = {
-                let memo = self.sc_memo.lock().map_err(|e| e.to_string())?;
-                memo.get(q).cloned()
+            let q = &canon.program;
+            let sc = match canon.sc.get() {
+                Some(s) => Some(s.clone()),
+                None => {
+                    let memo = self.sc_memo.lock().map_err(|e| e.to_string())?;
+                    memo.get(q).cloned()
+                }
             };
             Some(match sc {
-                Some(s) => s,
+                Some(s) => canon.sc.get_or_init(|| s).clone(),
                 None => {
-                    let s = Arc::new(sc_judged(self.vocab, q));
+                    let s = Arc::new(super::sc::sc_judged(self.vocab, q));
                     let mut memo = self.sc_memo.lock().map_err(|e| e.to_string())?;
                     if memo.len() >= MEMO_LIMIT {
                         memo.clear();
                     }
                     memo.insert(q.clone(), s.clone());
-                    s
+                    canon.sc.get_or_init(|| s).clone()
                 }
             })
         } else {
@@ -434,7 +455,7 @@ impl<'a> Judge<'a> {
         }
         let wanted: Vec<Cond> = conds
             .iter()
-            .map(|c| canon.1.apply(c))
+            .map(|c| canon.renaming.apply(c))
             .filter(|c| !prepared.sc.as_ref().is_some_and(|sc| sc.allows(c)))
             .collect();
         let Some(first) = wanted.first() else {
@@ -454,11 +475,20 @@ impl<'a> Judge<'a> {
         // Counted whether or not another worker has judged the program in
         // full meanwhile, so that the count does not depend on the timing.
         self.restricted.fetch_add(1, Ordering::Relaxed);
-        if let Some(j) = self.memo.lock().map_err(|e| e.to_string())?.get(&canon.0) {
+        if let Some(j) = canon.judged.get() {
             let _ = prepared.judged.set(j.clone());
             return Ok(());
         }
-        let j = self.run(&canon.0, Some((&terms, states)))?;
+        if let Some(j) = self
+            .memo
+            .lock()
+            .map_err(|e| e.to_string())?
+            .get(&canon.program)
+        {
+            let _ = prepared.judged.set(j.clone());
+            return Ok(());
+        }
+        let j = self.run(&canon.program, Some((&terms, states)))?;
         let _ = prepared.judged.set(Arc::new(j));
         Ok(())
     }
@@ -468,14 +498,20 @@ impl<'a> Judge<'a> {
         let Some(canon) = &prepared.canon else {
             return Ok(true);
         };
-        let c = canon.1.apply(cond);
+        let c = canon.renaming.apply(cond);
         if prepared.sc.as_ref().is_some_and(|sc| sc.allows(&c)) {
             return Ok(true);
         }
         let j = match prepared.judged.get() {
             Some(j) => j.clone(),
             None => {
-                let j = self.judge(&canon.0)?;
+                let j = match canon.judged.get() {
+                    Some(j) => j.clone(),
+                    None => {
+                        let j = self.judge(&canon.program)?;
+                        canon.judged.get_or_init(|| j).clone()
+                    }
+                };
                 prepared.judged.get_or_init(|| j).clone()
             }
         };
@@ -676,195 +712,12 @@ pub fn cond_terms(cond: &Cond) -> Vec<STerm> {
     cond.iter().map(|c| c.0).collect()
 }
 
-/// The final states of `p` under sequential consistency (every
-/// interleaving; an RMW is one atomic step, fences do nothing), in the
-/// form of a [`Judged`]. Every model litmix synthesises for allows these
-/// (none is stronger than SC), so an outcome found here needs no model run
-/// (the SC cut, docs/synthesis.md).
-pub fn sc_judged(vocab: &Vocab, p: &SProgram) -> Judged {
-    let terms = p.terms(vocab);
-    let regs: Vec<Vec<u32>> = p
-        .threads
-        .iter()
-        .map(|t| {
-            let n = t
-                .ops
-                .iter()
-                .filter(|o| o.reg != u8::MAX)
-                .map(|o| o.reg as usize + 1)
-                .max();
-            vec![0; n.unwrap_or(0)]
-        })
-        .collect();
-    let mut walk = ScWalk {
-        vocab,
-        p,
-        terms: &terms,
-        pcs: vec![0; p.threads.len()],
-        mem: vec![0; p.locations().max(1)],
-        regs,
-        out: std::collections::HashSet::default(),
-        seen: std::collections::HashSet::default(),
-    };
-    for t in 0..p.threads.len() {
-        walk.skip_fences(t);
-    }
-    walk.go();
-    let states = walk.out.into_iter().collect();
-    Judged::new(terms.into_iter().map(Some).collect(), states, false)
-}
-
-/// The interleavings of [`sc_judged`], depth first: the machine state
-/// (program counters, memory, registers), the final states found, and the
-/// states met.
-struct ScWalk<'a> {
-    vocab: &'a Vocab,
-    p: &'a SProgram,
-    terms: &'a [STerm],
-    pcs: Vec<usize>,
-    mem: Vec<u32>,
-    regs: Vec<Vec<u32>>,
-    out: std::collections::HashSet<Vec<i64>, crate::fast_hash::FastHash>,
-    seen: std::collections::HashSet<[u8; 32], crate::fast_hash::FastHash>,
-}
-
-impl ScWalk<'_> {
-    /// Explores from the current state unless it was met before (states
-    /// already explored reach the same final states).
-    fn go(&mut self) {
-        // The state as a key: program counters, memory, registers, a byte
-        // each (programs past 32 of them, or with values past 255, are
-        // explored without the memo).
-        let mut key = [0u8; 32];
-        let parts = self
-            .pcs
-            .iter()
-            .copied()
-            .chain(self.mem.iter().map(|&v| v as usize))
-            .chain(self.regs.iter().flatten().map(|&v| v as usize));
-        let mut fits = true;
-        for (i, v) in parts.enumerate() {
-            match (key.get_mut(i), u8::try_from(v)) {
-                (Some(k), Ok(b)) => *k = b,
-                _ => {
-                    fits = false;
-                    break;
-                }
-            }
-        }
-        if !fits || self.seen.insert(key) {
-            self.step();
-        }
-    }
-
-    /// Moves thread `t` past the fences at its program counter (fences do
-    /// nothing under SC, so a thread at one steps past it at once); how
-    /// many it passed.
-    fn skip_fences(&mut self, t: usize) -> usize {
-        let ops = &self.p.threads[t].ops;
-        let start = self.pcs[t];
-        while ops
-            .get(self.pcs[t])
-            .is_some_and(|o| self.vocab.entries[o.entry].kind == OpKind::Fence)
-        {
-            self.pcs[t] += 1;
-        }
-        self.pcs[t] - start
-    }
-
-    /// One step of each thread in turn (an RMW is one atomic step; an add
-    /// writes what it read plus its amount), or the final state when
-    /// every thread is done.
-    fn step(&mut self) {
-        use super::program::{reads, writes};
-        let (vocab, p) = (self.vocab, self.p);
-        let mut done = true;
-        for t in 0..p.threads.len() {
-            let Some(o) = p.threads[t].ops.get(self.pcs[t]) else {
-                continue;
-            };
-            done = false;
-            let old_mem = self.mem[o.loc as usize];
-            let old_reg = if reads(vocab, o) {
-                std::mem::replace(&mut self.regs[t][o.reg as usize], old_mem)
-            } else {
-                0
-            };
-            if writes(vocab, o) {
-                self.mem[o.loc as usize] = if vocab.entries[o.entry].adds {
-                    old_mem + o.value
-                } else {
-                    o.value
-                };
-            }
-            self.pcs[t] += 1;
-            let passed = self.skip_fences(t);
-            self.go();
-            self.pcs[t] -= 1 + passed;
-            self.mem[o.loc as usize] = old_mem;
-            if reads(vocab, o) {
-                self.regs[t][o.reg as usize] = old_reg;
-            }
-        }
-        if done {
-            let state = self
-                .terms
-                .iter()
-                .map(|t| match *t {
-                    STerm::Reg { thread, reg } => self.regs[thread][reg as usize] as i64,
-                    STerm::Loc(l) => self.mem[l as usize] as i64,
-                })
-                .collect();
-            self.out.insert(state);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::mapping::enumerate::Place;
     use crate::synth::program::{SOp, SThread};
     use crate::synth::vocab::load;
-
-    /// x86 SB (`W x; R y | W y; R x`, values 1 and 2), with an MFENCE
-    /// between the accesses of each thread when `fence`.
-    fn sb(vocab: &Vocab, fence: bool) -> SProgram {
-        let e = |n: &str| vocab.entry_named(n);
-        let (w, f, r) = (e("W"), e("MFENCE"), e("R"));
-        let op = SOp::new;
-        let thread = |x: u8, y: u8, v: u32| {
-            let mut ops = vec![op(w, x, v, u8::MAX)];
-            if fence {
-                ops.push(op(f, 0, 0, u8::MAX));
-            }
-            ops.push(op(r, y, 0, 0));
-            SThread {
-                place: Place::Cpu,
-                ops,
-            }
-        };
-        SProgram {
-            threads: vec![thread(0, 1, 1), thread(1, 0, 2)],
-        }
-    }
-
-    /// SB with a fence in each thread (`W x; MFENCE; R y | W y; MFENCE;
-    /// R x`): under SC P0's read of y and P1's read of x give (0, 1),
-    /// (2, 0) or (2, 1), never both 0;
-    /// each location ends with its one write. By hand: the three final
-    /// states of the 20 interleavings of the four accesses.
-    #[test]
-    fn sc_states_of_sb_with_fences() {
-        let vocab = load("x86").unwrap();
-        let j = sc_judged(&vocab, &sb(&vocab, true));
-        // Terms: 0:EAX, 1:EAX, x, y.
-        assert_eq!(j.terms.len(), 4);
-        assert_eq!(
-            j.states(),
-            vec![vec![0, 1, 1, 2], vec![2, 0, 1, 2], vec![2, 1, 1, 2]]
-        );
-    }
 
     /// States kept a byte a value (all values small) and eight a value (a
     /// value past 255, or an address) answer alike: full conditions in the
@@ -932,6 +785,7 @@ mod tests {
         };
         let cache = ModelCache::default();
         let (mut allowed, mut forbidden) = (0, 0);
+        let sb = crate::synth::sc::tests::sb;
         for p in [sb(&vocab, false), sb(&vocab, true), mp] {
             let full = Judge::new(&vocab, "x86tso", &[], &cache, CheckOptions::default()).unwrap();
             let (outcomes, _) = p.outcomes(&vocab);

@@ -9,6 +9,7 @@
 //! - `search.rs`: shapes from the shared enumerator of
 //!   [`crate::mapping::enumerate`], filled, judged, classified;
 //! - `removals.rs`: a program's removals, checked for the search;
+//! - `sc.rs`: final states under sequential consistency (the SC cut);
 //! - `scope.rs`: effective scopes (the scope cut, the scope normal form);
 //! - `judge.rs`: judging through the driver, cached per program;
 //! - `assemble.rs`: a program's IR from its threads' parses, cached per thread;
@@ -23,6 +24,7 @@ pub mod lattice;
 pub mod print;
 pub mod program;
 mod removals;
+pub mod sc;
 pub mod scope;
 pub mod search;
 pub mod vocab;

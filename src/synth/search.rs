@@ -3,10 +3,11 @@
 //! filled with vocabulary entries, each canonical program judged once and
 //! every outcome of it classified (docs/synthesis.md).
 
-use super::judge::{Judge, Judged, Prepared, sc_judged};
+use super::judge::{Judge, Judged, Prepared};
 use super::lattice::{self, Fillings, MayForbid, RemovalFacts};
 use super::program::{Cond, SOp, SProgram, SThread, weakenings_of};
 use super::removals::{Question, Removals};
+use super::sc::sc_judged;
 use super::scope::scope_effective;
 use super::vocab::{Dialect, Vocab};
 use crate::mapping::canon::CanonPlan;
