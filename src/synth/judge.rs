@@ -370,6 +370,20 @@ impl<'a> Judge<'a> {
         self.prepare_with(p, self.sc_cut)
     }
 
+    /// The states some interleaving of `q` reaches (cached).
+    fn sc_states(&self, q: &SProgram) -> Result<Arc<Judged>, String> {
+        if let Some(s) = self.sc_memo.lock().map_err(|e| e.to_string())?.get(q) {
+            return Ok(s.clone());
+        }
+        let s = Arc::new(super::sc::sc_judged(self.vocab, q));
+        let mut memo = self.sc_memo.lock().map_err(|e| e.to_string())?;
+        if memo.len() >= MEMO_LIMIT {
+            memo.clear();
+        }
+        memo.insert(q.clone(), s.clone());
+        Ok(s)
+    }
+
     /// [`Judge::prepare`], with the SC states only if `sc` (a caller that
     /// has already applied the SC cut to `p`'s outcomes passes false).
     pub fn prepare_with(&self, p: &SProgram, sc: bool) -> Result<Prepared, String> {
@@ -406,24 +420,12 @@ impl<'a> Judge<'a> {
                 x
             }
         };
+        // Kept on the record: the program met again asks no memo.
         let sc = if sc {
-            let q = &canon.program;
-            let sc = match canon.sc.get() {
-                Some(s) => Some(s.clone()),
+            Some(match canon.sc.get() {
+                Some(s) => s.clone(),
                 None => {
-                    let memo = self.sc_memo.lock().map_err(|e| e.to_string())?;
-                    memo.get(q).cloned()
-                }
-            };
-            Some(match sc {
-                Some(s) => canon.sc.get_or_init(|| s).clone(),
-                None => {
-                    let s = Arc::new(super::sc::sc_judged(self.vocab, q));
-                    let mut memo = self.sc_memo.lock().map_err(|e| e.to_string())?;
-                    if memo.len() >= MEMO_LIMIT {
-                        memo.clear();
-                    }
-                    memo.insert(q.clone(), s.clone());
+                    let s = self.sc_states(&canon.program)?;
                     canon.sc.get_or_init(|| s).clone()
                 }
             })
