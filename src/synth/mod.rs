@@ -20,6 +20,7 @@
 pub mod assemble;
 pub mod family;
 pub mod judge;
+pub mod judged;
 pub mod lattice;
 pub mod print;
 pub mod program;

@@ -12,7 +12,7 @@
 //! without adds, of few enough choices), the walk elsewhere; a test
 //! compares the two on every program of a sample.
 
-use super::judge::Judged;
+use super::judged::Judged;
 use super::program::{SProgram, STerm, reads, writes};
 use super::vocab::Vocab;
 use crate::mapping::enumerate::OpKind;

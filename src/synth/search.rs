@@ -3,7 +3,8 @@
 //! filled with vocabulary entries, each canonical program judged once and
 //! every outcome of it classified (docs/synthesis.md).
 
-use super::judge::{Judge, Judged, Prepared};
+use super::judge::{Judge, Prepared};
+use super::judged::Judged;
 use super::lattice::{self, Fillings, MayForbid, RemovalFacts};
 use super::program::{Cond, SOp, SProgram, SThread, weakenings_of};
 use super::removals::{Question, Removals};
